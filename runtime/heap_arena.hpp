@@ -1,0 +1,48 @@
+// The application heap: an allocator whose every byte, metadata included, lives in one range
+// mapped at a fixed address, so saving the live extents and writing them back at the same
+// address restores the heap exactly (pointers included). Not thread-safe (c3 programs are
+// single-threaded or MPI_THREAD_FUNNELED).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace c3::heap {
+
+constexpr uintptr_t kDefaultBase = 0x500000000000ull;
+constexpr size_t kDefaultReserve = size_t(64) << 30;
+
+// Maps [base, base+reserve) with MAP_FIXED_NOREPLACE|MAP_NORESERVE and formats an empty heap.
+// Throws c3::Error if the range cannot be mapped. Idempotent per process for the same range.
+void init(uintptr_t base, size_t reserve);
+bool initialized();
+
+void *malloc(size_t size);
+void *calloc(size_t n, size_t size);
+void *realloc(void *p, size_t size);  // p outside the arena is the caller's business
+void free(void *p);
+void *memalign(size_t align, size_t size);  // align: power of two
+size_t usable_size(const void *p);
+bool contains(const void *p);
+
+struct Extent {
+  uintptr_t addr;
+  size_t size;
+};
+// The bytes a checkpoint must hold: allocator metadata plus live blocks (interiors of large free
+// blocks are left out). Ascending, non-overlapping.
+std::vector<Extent> live_extents();
+
+// Restore: forget the current heap contents and make [base, base+reserve) zeroed and ready; the
+// caller then copies every saved extent back to its address. After that the heap is exactly the
+// saved one.
+void reset_for_restore();
+
+struct Stats {
+  size_t bytes_in_use;
+  size_t high_water;  // highest address used - base
+  size_t blocks_in_use;
+};
+Stats stats();
+
+}  // namespace c3::heap
