@@ -37,8 +37,9 @@ class CheckpointDir {
   // Largest number present (committed or not), 0 if none.
   uint64_t highest_number() const;
   // Keeps the newest `keep` committed checkpoints (and anything newer than them); removes older
-  // ones, committed or not.
+  // ones, committed or not. keep == 0 disables pruning; with nothing committed nothing is removed.
   void prune(unsigned keep) const;
+  // Removes DIR/ckpt.N recursively (the COMMITTED marker first). Missing is not an error.
   void remove(uint64_t number) const;
 
  private:
