@@ -45,4 +45,9 @@ struct Stats {
 };
 Stats stats();
 
+// Walks every block and free list and checks the allocator's invariants, including that the
+// header describes this process's range (use after copying a saved heap back). Throws c3::Error
+// naming the first inconsistency. O(heap blocks).
+void verify();
+
 }  // namespace c3::heap
