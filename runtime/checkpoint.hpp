@@ -1,0 +1,29 @@
+// Taking checkpoints at pragma sites: when one is due, the order of work and the file's
+// sections. The commit step is behind Coordinator (coordinator.hpp).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "config.hpp"
+
+namespace c3 {
+
+namespace checkpoint {
+
+// Prepares the interval timer and fault injection for this process (call once, at start-up).
+void init(const Config &config);
+
+// Takes checkpoint now (whatever the timer says) at `where`. Never throws: failures are reported
+// on stderr and the program keeps running. Returns true if a checkpoint was committed.
+bool take(const char *where);
+
+// META section: "key=value" lines, readable by tools.
+std::string encode_meta(const std::map<std::string, std::string> &fields);
+std::map<std::string, std::string> decode_meta(const std::string &text);
+
+// "12.4 MiB", "512 B", ...
+std::string human_bytes(uint64_t bytes);
+
+}  // namespace checkpoint
+}  // namespace c3

@@ -1,0 +1,62 @@
+#include "fixed_stack.hpp"
+
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <string>
+
+#include "error.hpp"
+
+namespace c3::fixed_stack {
+namespace {
+uintptr_t g_base = 0;
+size_t g_size = 0;
+
+std::string hex(uintptr_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(v));
+  return buf;
+}
+}  // namespace
+
+void map(size_t size) {
+  uintptr_t lowest = kTop - size - kGuard;
+  void *want = reinterpret_cast<void *>(lowest);
+  void *got = mmap(want, size + kGuard, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_NORESERVE, -1, 0);
+  if (got == MAP_FAILED || got != want) {
+    int err = errno;
+    // Kernels before 4.17 ignore MAP_FIXED_NOREPLACE and place the mapping elsewhere.
+    if (got != MAP_FAILED) munmap(got, size + kGuard);
+    errno = got == MAP_FAILED ? err : EEXIST;
+    throw_sys_error("cannot map the application stack at " + hex(lowest) + "-" + hex(kTop) +
+                    " (C3_STACK_SIZE=" + std::to_string(size >> 20) + "M)");
+  }
+  if (mprotect(reinterpret_cast<void *>(lowest + kGuard), size, PROT_READ | PROT_WRITE) != 0)
+    throw_sys_error("cannot make the application stack writable");
+  g_base = lowest + kGuard;
+  g_size = size;
+}
+
+bool mapped() { return g_size != 0; }
+uintptr_t base() { return g_base; }
+uintptr_t top() { return g_base + g_size; }
+
+bool contains(const void *p, size_t size) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  return g_size && a >= g_base && a <= top() && size <= top() - a;
+}
+
+void run(void (*entry)()) {
+  static ucontext_t caller, app;
+  if (getcontext(&app) != 0) throw_sys_error("getcontext");
+  app.uc_stack.ss_sp = reinterpret_cast<void *>(g_base);
+  app.uc_stack.ss_size = g_size;
+  app.uc_link = &caller;
+  makecontext(&app, entry, 0);
+  if (swapcontext(&caller, &app) != 0) throw_sys_error("swapcontext");
+}
+
+}  // namespace c3::fixed_stack

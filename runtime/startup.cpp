@@ -1,0 +1,68 @@
+// The program's main: set up the fixed heap and stack, restore a checkpoint if asked to, and run
+// the application's (renamed) main on the fixed stack. Alone in its file, so this archive member
+// is linked only into programs without a main of their own.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "c3/c3_abi.h"
+#include "checkpoint.hpp"
+#include "config.hpp"
+#include "error.hpp"
+#include "fixed_stack.hpp"
+#include "heap_arena.hpp"
+#include "restart.hpp"
+#include "runtime_state.hpp"
+
+namespace {
+
+int g_argc;
+char **g_argv;
+char **g_envp;
+int g_status;
+
+// Runs on the fixed stack. Fresh and restarted runs take exactly this path, so __c3_app_main is
+// entered at the same stack pointer and every replayed frame lands at its saved address.
+void run_app() {
+  __c3_call_expected = 1;
+  g_status = __c3_app_main(g_argc, g_argv, g_envp);
+}
+
+// argv strings and the array itself, in the arena: pointers into argv then survive a restart.
+char **copy_argv_to_arena(int argc, char **argv) {
+  auto **copy = static_cast<char **>(c3::heap::malloc(sizeof(char *) * size_t(argc + 1)));
+  if (!copy) throw c3::Error("out of heap arena memory while copying argv");
+  for (int i = 0; i < argc; ++i) {
+    size_t n = std::strlen(argv[i]) + 1;
+    copy[i] = static_cast<char *>(c3::heap::malloc(n));
+    if (!copy[i]) throw c3::Error("out of heap arena memory while copying argv");
+    std::memcpy(copy[i], argv[i], n);
+  }
+  copy[argc] = nullptr;
+  return copy;
+}
+
+}  // namespace
+
+int main(int argc, char **argv, char **envp) {
+  const c3::Config &cfg = c3::load_config_or_exit();
+  try {
+    c3::heap::init(c3::heap::kDefaultBase, cfg.heap_size);
+    c3::fixed_stack::map(cfg.stack_size);
+    c3::checkpoint::init(cfg);
+    c3::PersistentState &state = c3::persistent_state();
+    if (!c3::restart::prepare(cfg)) {
+      state.app_argc = argc;
+      state.app_argv = reinterpret_cast<uintptr_t>(copy_argv_to_arena(argc, argv));
+    }
+    // A restart passes the saved arguments: the arena holds that copy.
+    g_argc = state.app_argc;
+    g_argv = reinterpret_cast<char **>(state.app_argv);
+    g_envp = envp;
+  } catch (const c3::Error &e) {
+    std::fprintf(stderr, "c3: error: %s\n", e.what());
+    return 2;
+  }
+  c3::fixed_stack::run(run_app);
+  std::exit(g_status);
+}

@@ -1,0 +1,99 @@
+#include "stdio_trim.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "error.hpp"
+
+namespace c3::stdio_trim {
+
+StreamPosition position_of(int fd) {
+  StreamPosition p;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return p;
+  int flags = fcntl(fd, F_GETFL);
+  off_t offset = (flags >= 0 && (flags & O_APPEND)) ? st.st_size : lseek(fd, 0, SEEK_CUR);
+  if (offset < 0) return p;
+  p.regular = true;
+  p.dev = uint64_t(st.st_dev);
+  p.ino = uint64_t(st.st_ino);
+  p.offset = uint64_t(offset);
+  return p;
+}
+
+Record record() { return Record{position_of(1), position_of(2)}; }
+
+std::optional<uint64_t> trim_length(const StreamPosition &saved, const struct stat &now) {
+  if (!saved.regular || !S_ISREG(now.st_mode)) return std::nullopt;
+  if (uint64_t(now.st_dev) != saved.dev || uint64_t(now.st_ino) != saved.ino) return std::nullopt;
+  if (now.st_size < 0 || uint64_t(now.st_size) < saved.offset) return std::nullopt;
+  return saved.offset;
+}
+
+std::string apply_to_fd(int fd, const StreamPosition &saved) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return "";
+  std::optional<uint64_t> length = trim_length(saved, st);
+  if (!length) return "";
+  if (uint64_t(st.st_size) != *length && ftruncate(fd, off_t(*length)) != 0)
+    return std::string("cannot cut fd ") + std::to_string(fd) + " back to " +
+           std::to_string(*length) + " bytes: " + std::strerror(errno);
+  lseek(fd, off_t(*length), SEEK_SET);  // no effect with O_APPEND, which is fine
+  return "";
+}
+
+void apply(const Record &saved) {
+  // When both fds are one file, cut it once, to the longer recorded length, so neither stream
+  // loses output it had at the checkpoint.
+  Record r = saved;
+  if (r.out.regular && r.err.regular && r.out.dev == r.err.dev && r.out.ino == r.err.ino) {
+    uint64_t longer = std::max(r.out.offset, r.err.offset);
+    r.out.offset = r.err.offset = longer;
+  }
+  std::string e1 = apply_to_fd(1, r.out);
+  std::string e2 = apply_to_fd(2, r.err);
+  for (const std::string &e : {e1, e2})
+    if (!e.empty()) std::fprintf(stderr, "c3: warning: %s; output may be repeated\n", e.c_str());
+}
+
+namespace {
+constexpr size_t kFields = 8;  // per stream: regular, dev, ino, offset; two streams
+
+void put(uint64_t *out, const StreamPosition &p) {
+  out[0] = p.regular;
+  out[1] = p.dev;
+  out[2] = p.ino;
+  out[3] = p.offset;
+}
+StreamPosition get(const uint64_t *in) {
+  StreamPosition p;
+  p.regular = in[0] != 0;
+  p.dev = in[1];
+  p.ino = in[2];
+  p.offset = in[3];
+  return p;
+}
+}  // namespace
+
+std::string encode(const Record &r) {
+  uint64_t fields[kFields];
+  put(fields, r.out);
+  put(fields + 4, r.err);
+  return std::string(reinterpret_cast<const char *>(fields), sizeof fields);
+}
+
+Record decode(const SectionView &section, const std::string &path) {
+  uint64_t fields[kFields];
+  if (section.size != sizeof fields)
+    throw CorruptCheckpoint(path + ": section STDIO: " + std::to_string(section.size) +
+                            " bytes, expected " + std::to_string(sizeof fields));
+  std::memcpy(fields, section.data, sizeof fields);
+  return Record{get(fields), get(fields + 4)};
+}
+
+}  // namespace c3::stdio_trim
