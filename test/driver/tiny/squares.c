@@ -1,0 +1,3 @@
+#include "squares.h"
+
+long square(int x) { return (long)x * x; }

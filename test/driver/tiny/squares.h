@@ -1,0 +1,4 @@
+#ifndef SQUARES_H
+#define SQUARES_H
+long square(int x);
+#endif
