@@ -1,5 +1,6 @@
 #include "command_line.hpp"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string_view>
@@ -123,11 +124,24 @@ class Parser {
       throw UsageError("language '" + name + "' is not supported (c3 checkpoints C programs)");
   }
 
-  void check_link_kind(std::string_view flag) {
-    if (flag == "-shared" || flag == "--shared" || flag == "-Wl,-shared" || flag == "-Wl,--shared")
+  // Shared libraries and PIE move functions and globals between runs; checkpoints need them
+  // at fixed addresses.
+  static void check_link_kind(std::string_view flag) {
+    if (flag == "-shared" || flag == "--shared")
       throw UsageError("-shared is not supported: c3 programs must be linked -no-pie");
     if (flag == "-pie" || flag == "-static-pie")
       throw UsageError(std::string(flag) + " is not supported: c3 programs must be linked -no-pie");
+    if (starts_with(flag, "-Wl,")) {
+      for (std::size_t begin = 4; begin <= flag.size();) {
+        const std::size_t end = std::min(flag.find(',', begin), flag.size());
+        const std::string_view linker_flag = flag.substr(begin, end - begin);
+        if (linker_flag == "-shared" || linker_flag == "--shared" || linker_flag == "-pie" ||
+            linker_flag == "--pie")
+          throw UsageError("-Wl," + std::string(linker_flag) +
+                           " is not supported: c3 programs must be linked -no-pie");
+        begin = end + 1;
+      }
+    }
   }
 
   void parse_one(const std::string &arg) {

@@ -115,6 +115,9 @@ case_shared() {
   run "$c3cc" -pie main.c util.c
   expect_status 1
   expect_in err "-pie is not supported"
+  run "$c3cc" util.c -Wl,-soname,libutil.so,-shared -o libutil.so
+  expect_status 1
+  expect_line err "c3cc: error: -Wl,-shared is not supported: c3 programs must be linked -no-pie"
 }
 
 case_unsupported() {
