@@ -78,30 +78,36 @@ __attribute__((target("sse4.2"))) uint32_t hardware_raw_serial(uint32_t crc, con
 
 // The crc32 instruction has a latency of 3 cycles but a throughput of 1 per cycle, so three
 // independent streams over adjacent blocks run about three times faster than one. The three
-// partial CRCs are joined with a table that advances a register over kBlock zero bytes.
-constexpr size_t kBlock = 4096;
+// partial CRCs are joined with a table that advances a register over one block of zero bytes.
+// Several block sizes keep short buffers (a heap of 4 KiB blocks, say) on the fast path too.
+constexpr size_t kBlockSizes[] = {4096, 1024, 256};
+constexpr size_t kBlockKinds = sizeof kBlockSizes / sizeof *kBlockSizes;
 
 struct ShiftTables {
-  // shift[j][v] = register (v << 8j) advanced over kBlock zero bytes (a linear map over GF(2)).
+  // shift[j][v] = register (v << 8j) advanced over one block of zero bytes (a linear map over
+  // GF(2), so a register is advanced by XOR-ing the entries of its four bytes).
   uint32_t shift[4][256];
 };
 
-const ShiftTables &shift_tables() {
-  static const ShiftTables tables = [] {
-    static const uint8_t zeros[kBlock] = {};
-    uint32_t basis[32];
-    for (int bit = 0; bit < 32; ++bit) basis[bit] = hardware_raw_serial(1u << bit, zeros, kBlock);
-    ShiftTables t{};
-    for (int j = 0; j < 4; ++j)
-      for (uint32_t v = 0; v < 256; ++v) {
-        uint32_t out = 0;
-        for (int bit = 0; bit < 8; ++bit)
-          if (v & (1u << bit)) out ^= basis[8 * j + bit];
-        t.shift[j][v] = out;
-      }
-    return t;
+const ShiftTables *shift_tables() {
+  static const auto tables = [] {
+    static const uint8_t zeros[kBlockSizes[0]] = {};
+    std::array<ShiftTables, kBlockKinds> all{};
+    for (size_t k = 0; k < kBlockKinds; ++k) {
+      uint32_t basis[32];
+      for (int bit = 0; bit < 32; ++bit)
+        basis[bit] = hardware_raw_serial(1u << bit, zeros, kBlockSizes[k]);
+      for (int j = 0; j < 4; ++j)
+        for (uint32_t v = 0; v < 256; ++v) {
+          uint32_t out = 0;
+          for (int bit = 0; bit < 8; ++bit)
+            if (v & (1u << bit)) out ^= basis[8 * j + bit];
+          all[k].shift[j][v] = out;
+        }
+    }
+    return all;
   }();
-  return tables;
+  return tables.data();
 }
 
 inline uint32_t shift_over_block(const ShiftTables &t, uint32_t crc) {
@@ -109,23 +115,19 @@ inline uint32_t shift_over_block(const ShiftTables &t, uint32_t crc) {
          t.shift[3][crc >> 24];
 }
 
-__attribute__((target("sse4.2"))) uint32_t hardware_raw(uint32_t crc, const uint8_t *p,
-                                                         size_t len) {
-  if (len < 3 * kBlock) return hardware_raw_serial(crc, p, len);
-  // Align first so the three streams read aligned words.
-  const size_t head = (8 - (reinterpret_cast<uintptr_t>(p) & 7u)) & 7u;
-  crc = hardware_raw_serial(crc, p, head);
-  p += head;
-  len -= head;
-  const ShiftTables &tables = shift_tables();
-  while (len >= 3 * kBlock) {
+// Consumes as many 3 x Block runs as fit; p must be 8-byte aligned.
+template <size_t Block>
+__attribute__((target("sse4.2"))) uint32_t hardware_raw_interleaved(uint32_t crc,
+                                                                     const uint8_t *&p,
+                                                                     size_t &len,
+                                                                     const ShiftTables &tables) {
+  while (len >= 3 * Block) {
     uint64_t a = crc, b = 0, c = 0;
-    const uint8_t *pa = p, *pb = p + kBlock, *pc = p + 2 * kBlock;
-    for (size_t i = 0; i < kBlock; i += 8) {
+    for (size_t i = 0; i < Block; i += 8) {
       uint64_t wa, wb, wc;
-      std::memcpy(&wa, pa + i, 8);
-      std::memcpy(&wb, pb + i, 8);
-      std::memcpy(&wc, pc + i, 8);
+      std::memcpy(&wa, p + i, 8);
+      std::memcpy(&wb, p + Block + i, 8);
+      std::memcpy(&wc, p + 2 * Block + i, 8);
       a = _mm_crc32_u64(a, wa);
       b = _mm_crc32_u64(b, wb);
       c = _mm_crc32_u64(c, wc);
@@ -134,9 +136,24 @@ __attribute__((target("sse4.2"))) uint32_t hardware_raw(uint32_t crc, const uint
     crc = shift_over_block(tables, shift_over_block(tables, static_cast<uint32_t>(a)) ^
                                        static_cast<uint32_t>(b)) ^
           static_cast<uint32_t>(c);
-    p += 3 * kBlock;
-    len -= 3 * kBlock;
+    p += 3 * Block;
+    len -= 3 * Block;
   }
+  return crc;
+}
+
+__attribute__((target("sse4.2"))) uint32_t hardware_raw(uint32_t crc, const uint8_t *p,
+                                                         size_t len) {
+  if (len < 3 * kBlockSizes[kBlockKinds - 1]) return hardware_raw_serial(crc, p, len);
+  // Align first so the three streams read aligned words.
+  const size_t head = (8 - (reinterpret_cast<uintptr_t>(p) & 7u)) & 7u;
+  crc = hardware_raw_serial(crc, p, head);
+  p += head;
+  len -= head;
+  const ShiftTables *tables = shift_tables();
+  crc = hardware_raw_interleaved<kBlockSizes[0]>(crc, p, len, tables[0]);
+  crc = hardware_raw_interleaved<kBlockSizes[1]>(crc, p, len, tables[1]);
+  crc = hardware_raw_interleaved<kBlockSizes[2]>(crc, p, len, tables[2]);
   return hardware_raw_serial(crc, p, len);
 }
 

@@ -59,7 +59,7 @@ TEST_CASE("crc32c can be extended piece by piece", "[crc32c]") {
   for (const auto &[name, crc] : implementations()) {
     INFO(name);
     const uint32_t whole = crc(0, data.data(), data.size());
-    for (size_t split : {size_t(0), size_t(1), size_t(7), size_t(4095), size_t(12288),
+    for (size_t split : {size_t(0), size_t(1), size_t(7), size_t(770), size_t(4095), size_t(12288),
                          size_t(12289), size_t(49999), data.size()}) {
       INFO("split at " << split);
       const uint32_t head = crc(0, data.data(), split);
@@ -74,10 +74,12 @@ TEST_CASE("hardware and software crc32c agree on every length and alignment", "[
     return;
   }
   const auto data = random_bytes(200000, 2);
-  // Short lengths exhaustively, then around the 3 x 4096-byte interleaving boundaries.
+  // Short lengths exhaustively, then around the 3 x {256, 1024, 4096}-byte interleaving
+  // boundaries and their combinations.
   std::vector<size_t> lengths;
   for (size_t n = 0; n <= 300; ++n) lengths.push_back(n);
-  for (size_t base : {size_t(4096), size_t(3 * 4096), size_t(6 * 4096), size_t(100000)})
+  for (size_t base :
+       {768, 1024, 1536, 3072, 3840, 4096, 12288, 12288 + 3072 + 768, 24576, 100000})
     for (size_t delta = 0; delta <= 16; ++delta) {
       lengths.push_back(base + delta);
       lengths.push_back(base - delta);
