@@ -135,6 +135,7 @@ struct CheckpointWriter::Impl {
   uint64_t offset = 0;          // bytes written so far = current file position
   uint64_t flushed_to = 0;      // writeback has been started for [0, flushed_to)
   uint64_t sections = 0;        // sections written, END excluded
+  bool writeback_hints = true;  // sync_file_range works on this file
   bool committed = false;
   bool failed = false;
 
@@ -199,13 +200,16 @@ struct CheckpointWriter::Impl {
   }
 
   // Streams dirty pages to the disk while later sections are still being produced, instead of
-  // leaving the whole file to the final fsync.
+  // leaving the whole file to the final fsync. Only a hint: where the file system cannot do it,
+  // it is skipped; real I/O errors are reported here rather than later.
   void start_writeback() {
-    if (offset - flushed_to < kWritebackWindow) return;
+    if (!writeback_hints || offset - flushed_to < kWritebackWindow) return;
     const uint64_t end = offset & ~(kWritebackWindow - 1);
     if (::sync_file_range(fd, off_t(flushed_to), off_t(end - flushed_to),
-                          SYNC_FILE_RANGE_WRITE) != 0)
-      fail("sync_file_range " + tmp_path);
+                          SYNC_FILE_RANGE_WRITE) != 0) {
+      if (errno == EIO || errno == ENOSPC || errno == EDQUOT) fail("write " + tmp_path);
+      writeback_hints = false;
+    }
     flushed_to = end;
   }
 
@@ -454,7 +458,6 @@ struct CheckpointReader::Impl {
 CheckpointReader::CheckpointReader(const std::string &path) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
   impl_->open_and_map();
-  ::madvise(const_cast<uint8_t *>(impl_->map), impl_->size, MADV_SEQUENTIAL);
   impl_->verify_header();
   impl_->verify_sections();
 }
