@@ -27,12 +27,13 @@ struct FileHeader {
   uint32_t rank = 0;
   uint32_t nranks = 1;
   uint64_t checkpoint = 0;     // checkpoint number
-  uint64_t unix_time_ns = 0;   // wall clock when written
+  uint64_t unix_time_ns = 0;   // wall clock when written (the writer fills in 0 as now)
 };
 
 // Writes `final_path` + ".tmp", then fsync + rename + fsync(dir) in commit(). Sections are
 // gathered from caller memory (no copy). Throws c3::Error on any I/O error (ENOSPC included);
-// a writer destroyed before commit() removes its temporary file.
+// a writer destroyed before commit() removes its temporary file. The header must have
+// rank < nranks and a build-id of at most 255 bytes. Sections of kind End are refused.
 class CheckpointWriter {
  public:
   CheckpointWriter(const std::string &final_path, const FileHeader &header);
@@ -57,8 +58,9 @@ struct SectionView {
 };
 
 // Opens and fully verifies a checkpoint file (header, every section checksum, END record).
-// Throws CorruptCheckpoint naming the file and the section on damage or truncation. The file is
-// mapped read-only; views stay valid while the reader lives.
+// Throws CorruptCheckpoint naming the file and the section on damage or truncation, c3::Error
+// if the file cannot be opened. The file is mapped read-only; views stay valid while the reader
+// lives.
 class CheckpointReader {
  public:
   explicit CheckpointReader(const std::string &path);
@@ -68,7 +70,8 @@ class CheckpointReader {
 
   const FileHeader &header() const;
   const std::vector<SectionView> &sections() const;
-  // The one section of that kind; throws CorruptCheckpoint if missing.
+  // The (first) section of that kind; throws CorruptCheckpoint if missing. sections() also
+  // lists kinds this version does not know, in file order; every payload is 8-byte aligned.
   const SectionView &section(SectionKind kind) const;
   const std::string &path() const;
   uint64_t file_size() const;
