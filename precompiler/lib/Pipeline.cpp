@@ -1,0 +1,168 @@
+// Stages of the precompiler. Each stage parses the previous stage's output, runs its passes
+// (whose edits never overlap), and prints the rewritten buffer:
+//
+//   1  pragma-sites                        pragmas become __c3_checkpoint_site calls
+//   -  reachability                        call-graph summary of every file, then a fixpoint
+//   2  check-unsupported, rename-heap, register-globals
+//   3  split-calls                         reaching calls become statements of their own
+//   4  hoist-locals                        the frame record
+//   5  reentry-dispatch, rename-main       labels, dispatch, frame push/pop, main
+#include "Pipeline.h"
+
+#include <functional>
+
+#include "Pass.h"
+#include "clang/AST/ASTConsumer.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Tooling/Tooling.h"
+
+using namespace clang;
+
+namespace c3pre {
+namespace {
+
+using StageBody = std::function<void(ASTContext &, Rewriter &)>;
+
+class StageConsumer : public ASTConsumer {
+ public:
+  StageConsumer(StageBody Body, Rewriter &R, std::string &Out, bool &Ok)
+      : Body(std::move(Body)), R(R), Out(Out), Ok(Ok) {}
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    DiagnosticsEngine &Diags = Ctx.getDiagnostics();
+    if (Diags.hasErrorOccurred()) return;
+    Body(Ctx, R);
+    if (Diags.hasErrorOccurred()) return;
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (const RewriteBuffer *Buffer = R.getRewriteBufferFor(SM.getMainFileID()))
+      Out = std::string(Buffer->begin(), Buffer->end());
+    else
+      Out = SM.getBufferData(SM.getMainFileID()).str();
+    Ok = true;
+  }
+
+ private:
+  StageBody Body;
+  Rewriter &R;
+  std::string &Out;
+  bool &Ok;
+};
+
+class StageAction : public ASTFrontendAction {
+ public:
+  StageAction(StageBody Body, std::string &Out, bool &Ok, std::vector<PragmaUse> *Pragmas)
+      : Body(std::move(Body)), Out(Out), Ok(Ok), Pragmas(Pragmas) {}
+
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
+    if (Pragmas) CI.getPreprocessor().AddPragmaHandler(createCheckpointPragmaHandler(*Pragmas));
+    R.setSourceMgr(CI.getSourceManager(), CI.getLangOpts());
+    return std::make_unique<StageConsumer>(Body, R, Out, Ok);
+  }
+
+ private:
+  StageBody Body;
+  std::string &Out;
+  bool &Ok;
+  std::vector<PragmaUse> *Pragmas;
+  Rewriter R;
+};
+
+bool runStage(const std::string &Text, const std::string &Name, const PipelineOptions &Options,
+              StageBody Body, std::string &Out, std::vector<PragmaUse> *Pragmas = nullptr) {
+  bool Ok = false;
+  // LibTooling only accepts inputs that still need preprocessing, so the preprocessed text is
+  // parsed as C; -undef keeps predefined macros from touching identifiers in it.
+  std::vector<std::string> Args = {"-w", "-ferror-limit=50", "-x", "c", "-undef"};
+  Args.insert(Args.end(), Options.ClangArgs.begin(), Options.ClangArgs.end());
+  bool Ran = tooling::runToolOnCodeWithArgs(
+      std::make_unique<StageAction>(std::move(Body), Out, Ok, Pragmas), Text, Args, Name,
+      "c3-precompile");
+  return Ran && Ok;
+}
+
+void runPasses(const std::vector<std::unique_ptr<Pass>> &Passes, ASTContext &Ctx, Rewriter &R,
+               const ReachInfo &Reach, unsigned FileIndex) {
+  SourceText Source(Ctx);
+  PassContext PC{Ctx, R, Source, Reach, FileIndex};
+  for (const auto &P : Passes) P->run(PC);
+}
+
+std::string stageName(const std::string &Input) {
+  // Parsed as preprocessed C whatever the input is called.
+  std::string Base = Input.substr(Input.find_last_of('/') + 1);
+  return Base + ".c";
+}
+
+}  // namespace
+
+bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Options,
+                 std::vector<std::string> &Outputs) {
+  bool AllOk = true;
+  std::vector<std::string> Texts(Inputs.size());
+
+  // Stage 1: pragma sites.
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    std::vector<PragmaUse> Pragmas;
+    auto Pass = createPragmaSitesPass(Pragmas);
+    bool Ok = runStage(Inputs[I].Text, stageName(Inputs[I].Name), Options,
+                       [&](ASTContext &Ctx, Rewriter &R) {
+                         SourceText Source(Ctx);
+                         ReachInfo None;
+                         PassContext PC{Ctx, R, Source, None, unsigned(I)};
+                         Pass->run(PC);
+                       },
+                       Texts[I], &Pragmas);
+    AllOk = AllOk && Ok;
+  }
+  if (!AllOk) return false;
+  if (Options.StopAfterPragmas) {
+    Outputs = Texts;
+    return true;
+  }
+
+  // Reachability over all files given together.
+  std::vector<FileSummary> Summaries(Inputs.size());
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    std::string Unused;
+    AllOk &= runStage(Texts[I], stageName(Inputs[I].Name), Options,
+                      [&](ASTContext &Ctx, Rewriter &) { Summaries[I] = summarize(Ctx, unsigned(I)); },
+                      Unused);
+  }
+  if (!AllOk) return false;
+  ReachInfo Reach(Summaries, Options.WholeProgram);
+
+  std::vector<std::vector<std::unique_ptr<Pass>>> Stages;
+  Stages.emplace_back();
+  Stages.back().push_back(createCheckUnsupportedPass());
+  Stages.back().push_back(createRenameHeapPass());
+  Stages.back().push_back(createRegisterGlobalsPass());
+  Stages.emplace_back();
+  Stages.back().push_back(createSplitCallsPass());
+  Stages.emplace_back();
+  Stages.back().push_back(createHoistLocalsPass());
+  Stages.emplace_back();
+  Stages.back().push_back(createReentryDispatchPass());
+  Stages.back().push_back(createRenameMainPass());
+
+  for (size_t I = 0; I < Inputs.size() && AllOk; ++I) {
+    for (const auto &Stage : Stages) {
+      std::string Next;
+      bool Ok = runStage(Texts[I], stageName(Inputs[I].Name), Options,
+                         [&](ASTContext &Ctx, Rewriter &R) {
+                           runPasses(Stage, Ctx, R, Reach, unsigned(I));
+                         },
+                         Next);
+      if (!Ok) {
+        AllOk = false;
+        break;
+      }
+      Texts[I] = std::move(Next);
+    }
+  }
+  if (AllOk) Outputs = Texts;
+  return AllOk;
+}
+
+}  // namespace c3pre

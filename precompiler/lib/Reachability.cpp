@@ -1,0 +1,165 @@
+#include "Reachability.h"
+
+#include <map>
+
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace c3pre {
+
+std::string functionKey(const FunctionDecl *FD, unsigned FileIndex) {
+  std::string Name = FD->getNameAsString();
+  if (FD->isExternallyVisible()) return Name;
+  return std::to_string(FileIndex) + ":" + Name;
+}
+
+bool isCheckpointSite(const FunctionDecl *FD) {
+  return FD->getIdentifier() && FD->getName() == "__c3_checkpoint_site";
+}
+
+bool isOpaqueLibraryFunction(const FunctionDecl *FD) {
+  if (FD->getBuiltinID() != 0) return true;
+  if (const IdentifierInfo *II = FD->getIdentifier()) {
+    StringRef Name = II->getName();
+    if (Name.startswith("MPI_") || Name.startswith("PMPI_") || Name.startswith("__c3_")) return true;
+  }
+  const SourceManager &SM = FD->getASTContext().getSourceManager();
+  for (const FunctionDecl *Redecl : FD->redecls())
+    if (SM.isInSystemHeader(Redecl->getLocation())) return true;
+  return false;
+}
+
+namespace {
+
+class SummaryVisitor : public RecursiveASTVisitor<SummaryVisitor> {
+ public:
+  SummaryVisitor(ASTContext &Ctx, unsigned FileIndex, FileSummary &Out)
+      : Ctx(Ctx), FileIndex(FileIndex), Out(Out) {}
+
+  bool TraverseFunctionDecl(FunctionDecl *FD) {
+    if (!FD->doesThisDeclarationHaveABody() ||
+        Ctx.getSourceManager().isInSystemHeader(FD->getLocation()))
+      return RecursiveASTVisitor::TraverseFunctionDecl(FD);
+    FileSummary::Function F;
+    F.Key = functionKey(FD, FileIndex);
+    FileSummary::Function *Saved = Current;
+    Current = &F;
+    bool Result = RecursiveASTVisitor::TraverseFunctionDecl(FD);
+    Current = Saved;
+    Out.Functions.push_back(std::move(F));
+    return Result;
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    if (!Current) return true;
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee) {
+      Current->CallsIndirectly = true;
+      return true;
+    }
+    if (isCheckpointSite(Callee)) {
+      Current->HasSite = true;
+      return true;
+    }
+    if (isOpaqueLibraryFunction(Callee)) return true;
+    std::string Key = functionKey(Callee, FileIndex);
+    Current->Callees.insert(Key);
+    if (!Callee->hasBody()) Out.ExternalCallees.insert(Key);
+    return true;
+  }
+
+  // A function named outside a call's callee position has its address taken.
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    if (const auto *FD = dyn_cast<FunctionDecl>(Ref->getDecl()))
+      if (!isOpaqueLibraryFunction(FD)) Named[Ref] = FD;
+    return true;
+  }
+  bool VisitCallExprCallee(CallExpr *Call) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreParenImpCasts()))
+      Named.erase(Ref);
+    return true;
+  }
+
+  void finish() {
+    for (auto &Entry : Named) Out.AddressTaken.insert(functionKey(Entry.second, FileIndex));
+  }
+
+  std::map<const DeclRefExpr *, const FunctionDecl *> Named;
+
+ private:
+  ASTContext &Ctx;
+  unsigned FileIndex;
+  FileSummary &Out;
+  FileSummary::Function *Current = nullptr;
+};
+
+class CalleeEraser : public RecursiveASTVisitor<CalleeEraser> {
+ public:
+  explicit CalleeEraser(SummaryVisitor &V) : V(V) {}
+  bool VisitCallExpr(CallExpr *Call) { return V.VisitCallExprCallee(Call); }
+
+ private:
+  SummaryVisitor &V;
+};
+
+}  // namespace
+
+FileSummary summarize(ASTContext &Ctx, unsigned FileIndex) {
+  FileSummary Out;
+  SummaryVisitor V(Ctx, FileIndex, Out);
+  V.TraverseDecl(Ctx.getTranslationUnitDecl());
+  CalleeEraser E(V);
+  E.TraverseDecl(Ctx.getTranslationUnitDecl());
+  V.finish();
+  return Out;
+}
+
+ReachInfo::ReachInfo(const std::vector<FileSummary> &Files, bool WholeProgram)
+    : IndirectReaches(!WholeProgram) {
+  for (const FileSummary &File : Files)
+    for (const auto &F : File.Functions) Defined.insert(F.Key);
+  // Unknown functions (defined in none of the files) may reach a checkpoint.
+  for (const FileSummary &File : Files)
+    for (const std::string &Key : File.ExternalCallees)
+      if (!Defined.count(Key)) Reaching.insert(Key);
+
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    if (!IndirectReaches) {
+      for (const FileSummary &File : Files)
+        for (const std::string &Key : File.AddressTaken)
+          if (Reaching.count(Key)) IndirectReaches = true;
+      if (IndirectReaches) Changed = true;
+    }
+    for (const FileSummary &File : Files)
+      for (const auto &F : File.Functions) {
+        if (Reaching.count(F.Key)) continue;
+        bool Reaches = F.HasSite || (F.CallsIndirectly && IndirectReaches);
+        for (const std::string &Callee : F.Callees)
+          if (!Reaches && Reaching.count(Callee)) Reaches = true;
+        if (Reaches) {
+          Reaching.insert(F.Key);
+          Changed = true;
+        }
+      }
+  }
+}
+
+bool ReachInfo::reaches(const std::string &Key) const { return Reaching.count(Key) != 0; }
+
+bool ReachInfo::isInstrumented(const FunctionDecl *FD, unsigned FileIndex) const {
+  return FD->doesThisDeclarationHaveABody() && reaches(functionKey(FD, FileIndex));
+}
+
+bool ReachInfo::isReachingCall(const CallExpr *Call, unsigned FileIndex) const {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee) return IndirectReaches;
+  if (isCheckpointSite(Callee)) return true;
+  if (isOpaqueLibraryFunction(Callee)) return false;
+  return reaches(functionKey(Callee, FileIndex));
+}
+
+}  // namespace c3pre

@@ -1,0 +1,60 @@
+// Which functions can reach a checkpoint pragma, over one file or a whole program.
+//
+// A function reaches a checkpoint if it contains a pragma site, calls a function that reaches one,
+// calls an unknown function (declared but defined in no file we were given, and not a system,
+// MPI or c3 function), or calls through a function pointer while some function whose address is
+// taken may reach one. Per-file runs are therefore conservative; whole-program runs are exact up
+// to function pointers.
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+
+namespace c3pre {
+
+// The call graph facts of one translation unit.
+struct FileSummary {
+  struct Function {
+    std::string Key;
+    bool HasSite = false;
+    bool CallsIndirectly = false;
+    std::set<std::string> Callees;  // keys
+  };
+  std::vector<Function> Functions;       // defined in this file
+  std::set<std::string> AddressTaken;    // keys of functions whose address is taken
+  std::set<std::string> ExternalCallees; // keys called but not defined here (non-system)
+};
+
+// Identity of a function across files: the name for external linkage, file index + name for
+// internal linkage.
+std::string functionKey(const clang::FunctionDecl *FD, unsigned FileIndex);
+
+// System, MPI and c3 functions never reach a checkpoint (the c3 site itself excepted).
+bool isOpaqueLibraryFunction(const clang::FunctionDecl *FD);
+bool isCheckpointSite(const clang::FunctionDecl *FD);
+
+FileSummary summarize(clang::ASTContext &Ctx, unsigned FileIndex);
+
+class ReachInfo {
+ public:
+  ReachInfo() = default;
+  // Without WholeProgram, other files may pass any function pointer in: indirect calls reach.
+  ReachInfo(const std::vector<FileSummary> &Files, bool WholeProgram);
+
+  bool reaches(const std::string &Key) const;
+  bool isInstrumented(const clang::FunctionDecl *FD, unsigned FileIndex) const;
+  // Is this call possibly reaching a checkpoint (and so a call site to instrument)?
+  bool isReachingCall(const clang::CallExpr *Call, unsigned FileIndex) const;
+  bool indirectCallsReach() const { return IndirectReaches; }
+
+ private:
+  std::set<std::string> Defined;
+  std::set<std::string> Reaching;
+  bool IndirectReaches = false;
+};
+
+}  // namespace c3pre

@@ -1,0 +1,104 @@
+// Rejects, in functions that can reach a checkpoint, what c3 cannot re-enter: variable-length
+// arrays and alloca (frames must have a fixed layout), setjmp/longjmp (they bypass the frame
+// chain), computed goto, variadic functions, and types declared inside the function (the frame
+// record is declared before them).
+#include "Diagnostics.h"
+#include "Pass.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+using namespace clang;
+
+namespace c3pre {
+namespace {
+
+bool isSetjmpFamily(StringRef Name) {
+  return Name == "setjmp" || Name == "_setjmp" || Name == "__sigsetjmp" || Name == "sigsetjmp" ||
+         Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp" || Name == "__longjmp_chk";
+}
+
+class UnsupportedFinder : public RecursiveASTVisitor<UnsupportedFinder> {
+ public:
+  UnsupportedFinder(PassContext &PC, const FunctionDecl *FD) : PC(PC), Function(FD) {}
+
+  bool VisitVarDecl(VarDecl *VD) {
+    if (VD->getType()->isVariablyModifiedType())
+      reportError(PC.diags(), VD->getLocation(),
+                  "variable-length array '" + VD->getNameAsString() + "' in function '" +
+                      Function->getNameAsString() + "', which can reach a checkpoint",
+                  "allocate it with malloc() and free() it, so the frame has a fixed layout");
+    else if (VD->getTSCSpec() != TSCS_unspecified)
+      reportError(PC.diags(), VD->getLocation(), "thread-local variable in a function that can "
+                  "reach a checkpoint", "c3 programs are single-threaded: drop _Thread_local");
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier()) return true;
+    StringRef Name = Callee->getName();
+    if (Name == "alloca" || Name.startswith("__builtin_alloca"))
+      reportError(PC.diags(), Call->getBeginLoc(),
+                  "alloca() in function '" + Function->getNameAsString() +
+                      "', which can reach a checkpoint",
+                  "use malloc() and free(), so the frame has a fixed layout");
+    else if (isSetjmpFamily(Name))
+      reportError(PC.diags(), Call->getBeginLoc(),
+                  "'" + Name.str() + "' in function '" + Function->getNameAsString() +
+                      "', which can reach a checkpoint",
+                  "setjmp/longjmp across frames c3 must re-enter is not supported; return an "
+                  "error code through the callers instead");
+    return true;
+  }
+
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *S) {
+    reportError(PC.diags(), S->getBeginLoc(), "computed goto in a function that can reach a checkpoint",
+                "use a switch over an integer state instead of label addresses");
+    return true;
+  }
+
+  bool VisitTagDecl(TagDecl *TD) {
+    if (TD->getDeclContext()->isFunctionOrMethod()) localType(TD, "type");
+    return true;
+  }
+  bool VisitTypedefNameDecl(TypedefNameDecl *TD) {
+    if (TD->getDeclContext()->isFunctionOrMethod()) localType(TD, "typedef");
+    return true;
+  }
+
+ private:
+  void localType(NamedDecl *D, const char *What) {
+    std::string Name = D->getNameAsString();
+    reportError(PC.diags(), D->getLocation(),
+                std::string("local ") + What + (Name.empty() ? "" : " '" + Name + "'") +
+                    " declared in function '" + Function->getNameAsString() +
+                    "', which can reach a checkpoint",
+                "move the declaration to file scope");
+  }
+
+  PassContext &PC;
+  const FunctionDecl *Function;
+};
+
+class CheckUnsupportedPass : public Pass {
+ public:
+  const char *name() const override { return "check-unsupported"; }
+
+  void run(PassContext &PC) override {
+    for (Decl *D : PC.Ctx.getTranslationUnitDecl()->decls()) {
+      auto *FD = dyn_cast<FunctionDecl>(D);
+      if (!FD || !FD->doesThisDeclarationHaveABody() || !PC.isInstrumented(FD)) continue;
+      if (FD->isVariadic())
+        reportError(PC.diags(), FD->getLocation(),
+                    "variadic function '" + FD->getNameAsString() + "' can reach a checkpoint",
+                    "pass the extra arguments in an array or a struct instead of '...'");
+      UnsupportedFinder Finder(PC, FD);
+      Finder.TraverseDecl(FD);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createCheckUnsupportedPass() { return std::make_unique<CheckUnsupportedPass>(); }
+
+}  // namespace c3pre

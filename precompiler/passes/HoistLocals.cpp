@@ -1,0 +1,149 @@
+// Moves all parameters and local variables of an instrumented function into one frame record,
+// `struct __c3_frame_F { struct __c3_frame h; ... } __c3_fr;`, declared first in the body.
+// References become `__c3_fr.x`, declarations become assignments of their initializers, and the
+// parameters are copied in at entry. One record makes saving a frame a single copy, and no
+// declaration is ever jumped over when a restart re-enters the function.
+#include <map>
+#include <set>
+
+#include "Pass.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+using namespace clang;
+
+namespace c3pre {
+namespace {
+
+// The type to store a variable in: no top-level or element const, since the record is written
+// by assignments and by restores.
+QualType storageType(ASTContext &Ctx, QualType T) {
+  if (const auto *CA = Ctx.getAsConstantArrayType(T)) {
+    QualType Elem = storageType(Ctx, CA->getElementType());
+    return Ctx.getConstantArrayType(Elem, CA->getSize(), nullptr, ArrayType::Normal, 0);
+  }
+  T.removeLocalConst();
+  return T;
+}
+
+std::string declare(ASTContext &Ctx, QualType T, const std::string &Name) {
+  PrintingPolicy Policy(Ctx.getLangOpts());
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  T.print(OS, Policy, Name);
+  OS.flush();
+  return Out;
+}
+
+class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
+ public:
+  bool VisitVarDecl(VarDecl *VD) {
+    if (VD->hasLocalStorage() && !isa<ParmVarDecl>(VD)) Locals.push_back(VD);
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    Refs.push_back(Ref);
+    return true;
+  }
+  bool VisitDeclStmt(DeclStmt *DS) {
+    DeclStmts.push_back(DS);
+    return true;
+  }
+  std::vector<const VarDecl *> Locals;
+  std::vector<const DeclRefExpr *> Refs;
+  std::vector<const DeclStmt *> DeclStmts;
+};
+
+class HoistLocalsPass : public Pass {
+ public:
+  const char *name() const override { return "hoist-locals"; }
+
+  void run(PassContext &PC) override {
+    for (Decl *D : PC.Ctx.getTranslationUnitDecl()->decls()) {
+      auto *FD = dyn_cast<FunctionDecl>(D);
+      if (!FD || !FD->doesThisDeclarationHaveABody() || !PC.isInstrumented(FD)) continue;
+      hoist(PC, FD);
+    }
+  }
+
+ private:
+  void hoist(PassContext &PC, FunctionDecl *FD) {
+    ASTContext &Ctx = PC.Ctx;
+    LocalCollector Collector;
+    Collector.TraverseStmt(FD->getBody());
+
+    std::map<const VarDecl *, std::string> Member;
+    std::set<std::string> Used{"h"};
+    std::string Fields;
+    auto addMember = [&](const VarDecl *VD) {
+      std::string Name = VD->getNameAsString();
+      if (Name.empty()) return;
+      std::string Unique = Name;
+      for (unsigned N = 2; Used.count(Unique); ++N) Unique = Name + "_" + std::to_string(N);
+      Used.insert(Unique);
+      Member[VD] = Unique;
+      Fields += " " + declare(Ctx, storageType(Ctx, VD->getType()), Unique) + ";";
+    };
+    for (const ParmVarDecl *P : FD->parameters()) addMember(P);
+    for (const VarDecl *VD : Collector.Locals) addMember(VD);
+
+    Splicer Splice(PC.Source);
+    for (const DeclRefExpr *Ref : Collector.Refs) {
+      const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+      auto It = VD ? Member.find(VD) : Member.end();
+      if (It != Member.end()) Splice.replaceExpr(Ref, "__c3_fr." + It->second);
+    }
+    // Declarations become assignments (a comma expression, so they also work as a for-init).
+    for (const DeclStmt *DS : Collector.DeclStmts) {
+      std::vector<std::string> Assignments;
+      bool AllHoisted = true;
+      for (const Decl *D : DS->decls()) {
+        const auto *VD = dyn_cast<VarDecl>(D);
+        if (!VD || !Member.count(VD)) {
+          AllHoisted = false;
+          continue;
+        }
+        if (!VD->hasInit()) continue;
+        Assignments.push_back(initialize(Ctx, Splice, VD, "__c3_fr." + Member[VD]));
+      }
+      if (!AllHoisted) continue;  // statics, externs, typedefs stay where they are
+      std::string Text;
+      for (size_t I = 0; I < Assignments.size(); ++I) Text += (I ? ", " : "") + Assignments[I];
+      Splice.replaceStmt(DS, Text + ";");
+    }
+
+    std::string Name = FD->getNameAsString();
+    std::string Record = " struct __c3_frame_" + Name + " { struct __c3_frame h;" + Fields +
+                         " } __c3_fr;";
+    std::string Params;
+    for (const ParmVarDecl *P : FD->parameters())
+      if (Member.count(P)) Params += " __c3_fr." + Member[P] + " = " + P->getNameAsString() + ";";
+
+    const auto *Body = cast<CompoundStmt>(FD->getBody());
+    std::string Text = Splice.print(Body);
+    // Text starts with '{': the record and the parameter copies go right after it.
+    Text.insert(1, Record + Params);
+    PC.Rewrite.ReplaceText(SourceRange(Body->getBeginLoc(), Body->getEndLoc()), Text);
+  }
+
+  // `Target = init` in a form valid for every type: arrays and braced initializers are copied
+  // from a compound literal of the variable's type.
+  static std::string initialize(ASTContext &Ctx, const Splicer &Splice, const VarDecl *VD,
+                                const std::string &Target) {
+    const Expr *Init = VD->getInit();
+    std::string InitText = Splice.print(Init);
+    QualType T = storageType(Ctx, VD->getType());
+    bool Braced = isa<InitListExpr>(Init->IgnoreImplicit());
+    if (T->isArrayType()) {
+      std::string Literal = "(" + declare(Ctx, T, "") + ")" + (Braced ? InitText : "{" + InitText + "}");
+      return "__builtin_memcpy(&" + Target + ", &" + Literal + ", sizeof " + Target + ")";
+    }
+    if (Braced) return Target + " = (" + declare(Ctx, T, "") + ")" + InitText;
+    return Target + " = " + InitText;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createHoistLocalsPass() { return std::make_unique<HoistLocalsPass>(); }
+
+}  // namespace c3pre

@@ -1,0 +1,68 @@
+// Renames the application's malloc family to the runtime's arena allocator (__c3_malloc, ...),
+// wherever the program names them: calls and function pointers alike. Allocations made inside
+// libraries (MPI, libc) keep the system allocator and are never part of a checkpoint.
+#include "Pass.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+using namespace clang;
+
+namespace c3pre {
+namespace {
+
+const char *arenaName(StringRef Name) {
+  static const std::pair<const char *, const char *> Table[] = {
+      {"malloc", "__c3_malloc"},
+      {"calloc", "__c3_calloc"},
+      {"realloc", "__c3_realloc"},
+      {"reallocarray", "__c3_reallocarray"},
+      {"free", "__c3_free"},
+      {"posix_memalign", "__c3_posix_memalign"},
+      {"aligned_alloc", "__c3_aligned_alloc"},
+      {"memalign", "__c3_memalign"},
+      {"valloc", "__c3_valloc"},
+      {"strdup", "__c3_strdup"},
+      {"__strdup", "__c3_strdup"},
+      {"strndup", "__c3_strndup"},
+      {"__strndup", "__c3_strndup"},
+      {"malloc_usable_size", "__c3_malloc_usable_size"},
+  };
+  for (const auto &Entry : Table)
+    if (Name == Entry.first) return Entry.second;
+  return nullptr;
+}
+
+class HeapRenamer : public RecursiveASTVisitor<HeapRenamer> {
+ public:
+  explicit HeapRenamer(PassContext &PC) : PC(PC) {}
+
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    const auto *FD = dyn_cast<FunctionDecl>(Ref->getDecl());
+    if (!FD || !FD->getIdentifier() || FD->hasBody()) return true;
+    const char *Replacement = arenaName(FD->getName());
+    if (!Replacement) return true;
+    const SourceManager &SM = PC.Ctx.getSourceManager();
+    SourceLocation Loc = Ref->getLocation();
+    if (!Loc.isFileID() || SM.isInSystemHeader(Loc) || SM.getFileID(Loc) != SM.getMainFileID())
+      return true;
+    PC.Rewrite.ReplaceText(Loc, unsigned(FD->getName().size()), Replacement);
+    return true;
+  }
+
+ private:
+  PassContext &PC;
+};
+
+class RenameHeapPass : public Pass {
+ public:
+  const char *name() const override { return "rename-heap"; }
+  void run(PassContext &PC) override {
+    HeapRenamer Renamer(PC);
+    Renamer.TraverseDecl(PC.Ctx.getTranslationUnitDecl());
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createRenameHeapPass() { return std::make_unique<RenameHeapPass>(); }
+
+}  // namespace c3pre
