@@ -61,8 +61,7 @@ void *__c3_reallocarray(void *p, unsigned long n, unsigned long size) {
 }
 
 void __c3_free(void *p) {
-  if (!p) return;
-  if (c3::heap::contains(p))
+  if (c3::heap::contains(p))  // NULL is outside and libc's free ignores it
     c3::heap::free(p);
   else
     ::free(p);

@@ -26,6 +26,12 @@
 #include "error.hpp"
 
 namespace c3::heap {
+
+namespace detail {
+uintptr_t arena_base = 0;
+size_t arena_reserve = 0;
+}  // namespace detail
+
 namespace {
 
 constexpr uint64_t kMagic = 0x3150414548334333ull;  // "C3HEAP1" little-endian-ish marker
@@ -83,8 +89,10 @@ struct Header {
   uintptr_t first_chunk;
   uintptr_t top;           // start of the untouched wilderness
   uintptr_t end;           // base + reserve
-  uintptr_t resident_end;  // every byte in [resident_end, end) reads as zero
+  // The two counters are not adjacent on purpose: gcc would merge their updates into one
+  // 16-byte access, which stalls on the 8-byte stores of the previous call.
   uint64_t chunk_bytes_in_use;
+  uintptr_t resident_end;  // every byte in [resident_end, end) reads as zero
   uint64_t blocks_in_use;
   uint64_t high_water;        // highest top - base
   uint64_t nonempty_words;    // bit w: bitmap[w] != 0
@@ -94,10 +102,11 @@ struct Header {
 
 constexpr size_t kHeaderSpace = (sizeof(Header) + 63) & ~size_t(63);
 
-// Fixed by configuration, not allocator state.
-uintptr_t g_base = 0;
-size_t g_reserve = 0;
-bool g_initialized = false;
+// The arena's range (detail::arena_base/arena_reserve) is fixed by configuration; it is the
+// only state outside the arena.
+const uintptr_t &g_base = detail::arena_base;
+const size_t &g_reserve = detail::arena_reserve;
+inline bool arena_mapped() { return g_reserve != 0; }
 
 inline Header &header() { return *reinterpret_cast<Header *>(g_base); }
 inline Chunk *chunk_at(uintptr_t a) { return reinterpret_cast<Chunk *>(a); }
@@ -224,15 +233,17 @@ struct Span {
   uintptr_t start, end;
 };
 
-// Gives back the interior of the free chunk [start, end), skipping the parts of `done`
-// (ascending, already released) so a small free next to a huge released chunk costs little.
-bool release_interior(uintptr_t start, uintptr_t end, const Span *done, int ndone) {
+// Gives back the interior of the free chunk [start, end), skipping the parts that were released
+// already (`done`, ascending; empty spans are {0, 0}) so a small free next to a huge released
+// chunk costs little.
+[[gnu::noinline]] bool release_interior(uintptr_t start, uintptr_t end, Span done_before,
+                                        Span done_after) {
   uintptr_t lo = releasable_lo(start), hi = releasable_hi(end);
   uintptr_t cursor = lo;
   bool ok = true;
-  for (int i = 0; i < ndone; ++i) {
-    uintptr_t skip_lo = std::max(releasable_lo(done[i].start), lo);
-    uintptr_t skip_hi = std::min(releasable_hi(done[i].end), hi);
+  for (const Span &done : {done_before, done_after}) {
+    uintptr_t skip_lo = std::max(releasable_lo(done.start), lo);
+    uintptr_t skip_hi = std::min(releasable_hi(done.end), hi);
     if (skip_lo >= skip_hi) continue;
     if (cursor < skip_lo) ok &= release_pages(cursor, skip_lo);
     cursor = std::max(cursor, skip_hi);
@@ -241,11 +252,14 @@ bool release_interior(uintptr_t start, uintptr_t end, const Span *done, int ndon
   return ok;
 }
 
-void trim_top(Header &h) {
-  if (h.resident_end - h.top <= kTopTrimThreshold) return;
+[[gnu::noinline]] void trim_top_now(Header &h) {
   uintptr_t keep = align_up(h.top + kTopKeep, kPage);
   // Only lower resident_end when the pages really read as zero now (calloc relies on it).
   if (release_pages(keep, align_up(h.resident_end, kPage))) h.resident_end = keep;
+}
+
+inline void trim_top(Header &h) {
+  if (__builtin_expect(h.resident_end - h.top > kTopTrimThreshold, 0)) trim_top_now(h);
 }
 
 // ---- chunk operations ----
@@ -266,11 +280,21 @@ inline void account_free(Header &h, size_t size) {
 }
 
 // An in-use chunk of at least csize bytes, or nullptr when the reservation is exhausted.
-Chunk *take_chunk(Header &h, size_t csize) {
-  Chunk *c = h.bins[bin_of(csize)];
-  if (!c || size_of(c->word) < csize) {
-    size_t b = find_bin_from(h, first_bin_fitting(csize));
+inline Chunk *take_chunk(Header &h, size_t csize) {
+  Chunk *c;
+  if (csize < kSmallLimit) {
+    // Small bins are exact and all live in bitmap word 0.
+    static_assert(kSmallBins == 64, "small bins fill bitmap word 0");
+    uint64_t bits = h.bitmap[0] & (~uint64_t(0) << (csize / kAlign));
+    size_t b = bits ? size_t(__builtin_ctzll(bits)) : find_bin_from(h, kSmallBins);
     c = b < kBins ? h.bins[b] : nullptr;
+  } else {
+    // The head of the request's own bin may fit; otherwise any chunk of a larger bin does.
+    c = h.bins[bin_of(csize)];
+    if (!c || size_of(c->word) < csize) {
+      size_t b = find_bin_from(h, first_bin_fitting(csize));
+      c = b < kBins ? h.bins[b] : nullptr;
+    }
   }
   if (c) {
     uint64_t word = c->word;
@@ -307,8 +331,7 @@ void release_chunk(Header &h, Chunk *c) {
   size_t size = size_of(word);
   account_free(h, size);
   uintptr_t start = addr(c), end = start + size;
-  Span released[2];
-  int nreleased = 0;
+  Span released_before{0, 0}, released_after{0, 0};
 
   if (!(word & kPrevInUse)) {
     size_t prev_size = c->prev_size;
@@ -317,7 +340,7 @@ void release_chunk(Header &h, Chunk *c) {
         tag_of(prev->word) != kTagFree || size_of(prev->word) != prev_size)
       report_corruption("free", payload(c));
     bin_unlink(h, prev, prev_size);
-    if (prev->word & kReleased) released[nreleased++] = {start - prev_size, start};
+    if (prev->word & kReleased) released_before = {start - prev_size, start};
     c->word = 0;  // a stale header would let a double free pass the tag check
     start -= prev_size;
   }
@@ -334,7 +357,7 @@ void release_chunk(Header &h, Chunk *c) {
   if (tag_of(next_word) == kTagFree) {
     size_t next_size = size_of(next_word);
     bin_unlink(h, next, next_size);
-    if (next_word & kReleased) released[nreleased++] = {end, end + next_size};
+    if (next_word & kReleased) released_after = {end, end + next_size};
     next->word = 0;
     end += next_size;
   } else {
@@ -343,7 +366,7 @@ void release_chunk(Header &h, Chunk *c) {
 
   size_t total = end - start;
   uint64_t flag = 0;
-  if (total > kReleaseThreshold && release_interior(start, end, released, nreleased))
+  if (total > kReleaseThreshold && release_interior(start, end, released_before, released_after))
     flag = kReleased;
   Chunk *f = chunk_at(start);
   f->word = free_word(total, flag);
@@ -365,7 +388,8 @@ void shrink_chunk(Header &h, Chunk *c, size_t csize) {
 }
 
 // The chunk of a pointer the application hands back; aborts when it is not an in-use block.
-Chunk *checked_chunk(const Header &h, const void *p, const char *operation) {
+[[gnu::always_inline]] inline Chunk *checked_chunk(const Header &h, const void *p,
+                                                  const char *operation) {
   uintptr_t a = addr(p);
   if (h.magic != kMagic || (a & (kAlign - 1)) || a < h.first_chunk + kChunkHeader || a >= h.top)
     report_corruption(operation, p);
@@ -401,8 +425,8 @@ void format(Header &h) {
 
 // The header, initializing the arena with the defaults when nobody did (should not happen: the
 // runtime's main does it first) and formatting it after a reset nobody restored into.
-Header &ready_header() {
-  if (!g_initialized) init(kDefaultBase, kDefaultReserve);
+[[gnu::noinline]] Header &prepare_header() {
+  if (!arena_mapped()) init(kDefaultBase, kDefaultReserve);
   Header &h = header();
   if (h.magic != kMagic) {
     if (h.magic != 0) {
@@ -415,7 +439,12 @@ Header &ready_header() {
   return h;
 }
 
-void *allocate(Header &h, size_t size) {
+inline Header &ready_header() {
+  if (__builtin_expect(arena_mapped() && header().magic == kMagic, 1)) return header();
+  return prepare_header();
+}
+
+inline void *allocate(Header &h, size_t size) {
   if (size > kMaxRequest) {
     errno = ENOMEM;
     return nullptr;
@@ -431,7 +460,7 @@ void *allocate(Header &h, size_t size) {
 }  // namespace
 
 void init(uintptr_t base, size_t reserve) {
-  if (g_initialized) {
+  if (arena_mapped()) {
     if (base == g_base && reserve == g_reserve) return;
     throw Error("cannot map the c3 heap at " + describe_range(base, reserve) +
                 ": it is already mapped at " + describe_range(g_base, g_reserve));
@@ -455,17 +484,12 @@ void init(uintptr_t base, size_t reserve) {
     throw Error("cannot map the c3 heap at " + describe_range(base, reserve) +
                 ": the kernel placed it at " + hex(addr(got)) + " instead");
   }
-  g_base = base;
-  g_reserve = reserve;
-  g_initialized = true;
-  format(header());
+  detail::arena_base = base;
+  detail::arena_reserve = reserve;  // last: a non-zero reserve means "mapped"
+    format(header());
 }
 
-bool initialized() { return g_initialized; }
-
-bool contains(const void *p) {
-  return g_initialized && addr(p) - g_base < g_reserve;
-}
+bool initialized() { return arena_mapped(); }
 
 void *malloc(size_t size) { return allocate(ready_header(), size); }
 
@@ -485,7 +509,7 @@ void *calloc(size_t n, size_t size) {
 
 void free(void *p) {
   if (!p) return;
-  if (!contains(p)) report_corruption("free", p);
+  if (!contains(p)) report_corruption("free", p);  // contains() implies the arena is mapped
   Header &h = header();
   release_chunk(h, checked_chunk(h, p, "free"));
 }
@@ -585,7 +609,7 @@ size_t usable_size(const void *p) {
 
 std::vector<Extent> live_extents() {
   std::vector<Extent> out;
-  if (!g_initialized) return out;
+  if (!arena_mapped()) return out;
   const Header &h = header();
   if (h.magic != kMagic) throw Error("cannot save the c3 heap: its header is damaged");
   auto add = [&out](uintptr_t a, size_t n) {
@@ -611,7 +635,7 @@ std::vector<Extent> live_extents() {
 }
 
 void reset_for_restore() {
-  if (!g_initialized) init(kDefaultBase, kDefaultReserve);
+  if (!arena_mapped()) init(kDefaultBase, kDefaultReserve);
   // Mapping over our own range drops every page at once; the range then reads as zero.
   void *want = reinterpret_cast<void *>(g_base);
   void *got = mmap(want, g_reserve, PROT_READ | PROT_WRITE,
@@ -622,13 +646,13 @@ void reset_for_restore() {
 }
 
 Stats stats() {
-  if (!g_initialized || header().magic != kMagic) return {0, 0, 0};
+  if (!arena_mapped() || header().magic != kMagic) return {0, 0, 0};
   const Header &h = header();
   return {h.chunk_bytes_in_use - h.blocks_in_use * kChunkHeader, h.high_water, h.blocks_in_use};
 }
 
 void verify() {
-  if (!g_initialized) throw Error("c3 heap: not initialized");
+  if (!arena_mapped()) throw Error("c3 heap: not initialized");
   const Header &h = header();
   auto fail = [](const std::string &why) { throw Error("c3 heap is inconsistent: " + why); };
   if (h.magic != kMagic || h.version != kVersion || h.header_bytes != sizeof(Header))

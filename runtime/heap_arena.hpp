@@ -23,7 +23,7 @@ void *realloc(void *p, size_t size);  // p outside the arena is the caller's bus
 void free(void *p);
 void *memalign(size_t align, size_t size);  // align: power of two
 size_t usable_size(const void *p);
-bool contains(const void *p);
+inline bool contains(const void *p);
 
 struct Extent {
   uintptr_t addr;
@@ -49,5 +49,16 @@ Stats stats();
 // header describes this process's range (use after copying a saved heap back). Throws c3::Error
 // naming the first inconsistency. O(heap blocks).
 void verify();
+
+namespace detail {
+// The mapped range (reserve 0 until init), fixed by configuration; exposed so contains() inlines
+// into the malloc family's hot path.
+extern uintptr_t arena_base;
+extern size_t arena_reserve;
+}  // namespace detail
+
+inline bool contains(const void *p) {
+  return reinterpret_cast<uintptr_t>(p) - detail::arena_base < detail::arena_reserve;
+}
 
 }  // namespace c3::heap
