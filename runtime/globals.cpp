@@ -27,7 +27,21 @@ std::string describe(uintptr_t address, uint64_t size, const char *name) {
 std::vector<__c3_global> registered() {
   std::vector<__c3_global> out;
   if (!__start_c3_globals || !__stop_c3_globals) return out;
-  out.assign(__start_c3_globals, __stop_c3_globals);
+  // Each translation unit contributes one array, and the ABI aligns arrays of 16 bytes or more
+  // to 16 (GCC at -O2: 32), so the linker may leave zero padding between arrays. Records are
+  // 8-aligned and never have a null address: a zero word is padding.
+  auto at = reinterpret_cast<uintptr_t>(__start_c3_globals);
+  const auto end = reinterpret_cast<uintptr_t>(__stop_c3_globals);
+  while (end - at >= sizeof(__c3_global)) {
+    __c3_global g;
+    std::memcpy(&g, reinterpret_cast<const void *>(at), sizeof g);
+    if (!g.addr) {
+      at += sizeof(void *);
+      continue;
+    }
+    if (g.size) out.push_back(g);
+    at += sizeof g;
+  }
   std::sort(out.begin(), out.end(), [](const __c3_global &a, const __c3_global &b) {
     return a.addr != b.addr ? a.addr < b.addr : a.size < b.size;
   });
