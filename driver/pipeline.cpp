@@ -172,6 +172,8 @@ class Planner {
     command.push_back("-Qunused-arguments");
     command.push_back("-Wno-unknown-warning-option");
     append_c3_includes(command, tools_);
+    // The contract with the runtime, seen by c3-precompile as a system header.
+    command.insert(command.end(), {"-isystem", tools_.include_dir, "-include", "c3/c3_abi.h"});
     command.insert(command.end(), {"-x", "c", files.input, "-o", files.preprocessed});
     plan_.steps.push_back(Step{StepKind::Preprocess, std::move(command)});
   }
