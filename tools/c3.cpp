@@ -239,7 +239,8 @@ void print_file_info(const c3::CheckpointReader &reader) {
   std::printf("  build-id        %s\n", hex(h.build_id).c_str());
   std::printf("  rank            %" PRIu32 " of %" PRIu32 "\n", h.rank, h.nranks);
   std::printf("  checkpoint      %" PRIu64 "\n", h.checkpoint);
-  std::printf("  time            %s.%03u\n", local_time_iso(int64_t(h.unix_time_ns / 1000000000u)).c_str(),
+  const std::string when = local_time_iso(int64_t(h.unix_time_ns / 1000000000u));
+  std::printf("  time            %s.%03u\n", when.c_str(),
               unsigned(h.unix_time_ns / 1000000u % 1000u));
   std::printf("  sections        %zu\n", reader.sections().size());
   for (const c3::SectionView &s : reader.sections())
