@@ -1,6 +1,5 @@
 // The application API of include/c3/c3.h.
 #include "c3/c3.h"
-
 #include "runtime_state.hpp"
 
 extern "C" int c3_restarting(void) { return c3::process_state().restarted ? 1 : 0; }

@@ -79,8 +79,8 @@ std::string hash_of_self() {
     close(fd);
     throw_sys_error("stat /proc/self/exe");
   }
-  void *map = st.st_size ? mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
-                         : nullptr;
+  void *map =
+      st.st_size ? mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
   close(fd);
   if (map == MAP_FAILED) throw_sys_error("map /proc/self/exe");
   std::string h = "exe:" + content_hash(static_cast<const uint8_t *>(map), size_t(st.st_size));

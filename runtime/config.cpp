@@ -52,7 +52,8 @@ uint64_t parse_interval_ns(const char *name, const std::string &value) {
   uint64_t seconds = 0;
   if (!whole.empty() && !parse_u64(whole, seconds)) fail(name, value, expected);
   // Ten years is far beyond any useful interval and keeps the nanoseconds well inside 64 bits.
-  if (seconds > 315360000ull) fail(name, value, "expected a number of seconds > 0 (at most 315360000)");
+  if (seconds > 315360000ull)
+    fail(name, value, "expected a number of seconds > 0 (at most 315360000)");
   uint64_t ns = 0;
   for (size_t i = 0; i < 9; ++i) ns = ns * 10 + (i < frac.size() ? uint64_t(frac[i] - '0') : 0);
   uint64_t total = seconds * 1000000000ull + ns;
@@ -66,10 +67,20 @@ size_t parse_size(const char *name, const std::string &value) {
   unsigned shift = 0;
   if (!digits.empty()) {
     switch (digits.back()) {
-      case 'K': case 'k': shift = 10; break;
-      case 'M': case 'm': shift = 20; break;
-      case 'G': case 'g': shift = 30; break;
-      default: break;
+      case 'K':
+      case 'k':
+        shift = 10;
+        break;
+      case 'M':
+      case 'm':
+        shift = 20;
+        break;
+      case 'G':
+      case 'g':
+        shift = 30;
+        break;
+      default:
+        break;
     }
     if (shift) digits.pop_back();
   }

@@ -44,8 +44,7 @@ uint64_t parse_interval_ns(const char *name, const std::string &value);
 size_t parse_size(const char *name, const std::string &value);
 unsigned parse_keep(const char *name, const std::string &value);
 bool parse_flag(const char *name, const std::string &value);
-void parse_restart(const char *name, const std::string &value, RestartMode &mode,
-                   uint64_t &number);
+void parse_restart(const char *name, const std::string &value, RestartMode &mode, uint64_t &number);
 
 // All settings; unset and empty variables keep their defaults. Throws ConfigError.
 Config parse_config(const EnvLookup &lookup);

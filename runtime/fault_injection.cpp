@@ -25,8 +25,10 @@ FaultPlan parse_fault(const char *name, const std::string &value) {
     uint64_t n = 0;
     bool ok = !digits.empty() && digits.size() <= 18;
     for (char c : digits) {
-      if (c < '0' || c > '9') ok = false;
-      else n = n * 10 + uint64_t(c - '0');
+      if (c < '0' || c > '9')
+        ok = false;
+      else
+        n = n * 10 + uint64_t(c - '0');
     }
     if (ok && n >= 1) return FaultPlan{s.stage, n};
     break;

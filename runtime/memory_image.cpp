@@ -29,14 +29,16 @@ std::vector<MemoryPiece> decode_memory_image(const SectionView &section, const s
   if (section.size < 8) throw corrupt("too short for its piece count");
   uint64_t count;
   std::memcpy(&count, section.data, 8);
-  if (count > (section.size - 8) / 16) throw corrupt("piece count " + std::to_string(count) + " exceeds the section");
+  if (count > (section.size - 8) / 16)
+    throw corrupt("piece count " + std::to_string(count) + " exceeds the section");
   uint64_t offset = 8 + count * 16;
   std::vector<MemoryPiece> out;
   out.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
     uint64_t pair[2];
     std::memcpy(pair, section.data + 8 + i * 16, 16);
-    if (pair[1] > section.size - offset) throw corrupt("piece " + std::to_string(i) + " runs past the end");
+    if (pair[1] > section.size - offset)
+      throw corrupt("piece " + std::to_string(i) + " runs past the end");
     out.push_back(MemoryPiece{uintptr_t(pair[0]), pair[1], section.data + offset});
     offset += pair[1];
   }

@@ -176,6 +176,12 @@ bool prepare(const Config &cfg) {
   heap::reset_for_restore();
   for (const MemoryPiece &p : img.heap)
     std::memcpy(reinterpret_cast<void *>(p.address), p.bytes, p.size);
+  try {
+    heap::verify();
+  } catch (const Error &e) {
+    fatal("checkpoint " + std::to_string(img.number) + ": the restored heap is inconsistent (" +
+          e.what() + ")");
+  }
   globals::restore(img.globals);
   frames::load_for_replay(img.frames);
   PersistentState &state = persistent_state();
@@ -191,6 +197,11 @@ bool prepare(const Config &cfg) {
   CheckpointDir dir(cfg.ckpt_dir);
   std::fprintf(stderr, "c3: restarting from checkpoint %lu (%s)\n",
                static_cast<unsigned long>(img.number), dir.checkpoint_path(img.number).c_str());
+  if (cfg.verbose)
+    std::fprintf(stderr,
+                 "c3: restored %zu globals, %zu heap extents, %zu frames (%lu bytes read)\n",
+                 img.globals.size(), img.heap.size(), img.frames.size(),
+                 static_cast<unsigned long>(img.reader->file_size()));
   std::fflush(stderr);
   __c3_restoring = 1;
   return true;

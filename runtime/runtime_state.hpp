@@ -20,12 +20,12 @@ struct OnRestartCallback {
 
 // Saved in every checkpoint and restored on restart.
 struct PersistentState {
-  uint64_t last_checkpoint = 0;     // number of the newest checkpoint this run has written
-  uint64_t checkpoints_taken = 0;   // over the whole lineage of runs
-  uint64_t bytes_written = 0;       // sum of checkpoint file sizes
-  uint64_t write_ns = 0;            // time spent taking checkpoints
-  uint64_t restarts = 0;            // restarts in this lineage
-  int app_argc = 0;                 // main's arguments, copied into the arena on the first run
+  uint64_t last_checkpoint = 0;    // number of the newest checkpoint this run has written
+  uint64_t checkpoints_taken = 0;  // over the whole lineage of runs
+  uint64_t bytes_written = 0;      // sum of checkpoint file sizes
+  uint64_t write_ns = 0;           // time spent taking checkpoints
+  uint64_t restarts = 0;           // restarts in this lineage
+  int app_argc = 0;                // main's arguments, copied into the arena on the first run
   uintptr_t app_argv = 0;
   std::vector<OnRestartCallback> on_restart;
 
@@ -38,7 +38,7 @@ struct PersistentState {
 
 // Known only to this process.
 struct ProcessState {
-  bool restarted = false;          // this process started from a checkpoint
+  bool restarted = false;  // this process started from a checkpoint
   uint64_t restart_checkpoint = 0;
 };
 

@@ -54,6 +54,17 @@ int main(int argc, char **argv, char **envp) {
     if (!c3::restart::prepare(cfg)) {
       state.app_argc = argc;
       state.app_argv = reinterpret_cast<uintptr_t>(copy_argv_to_arena(argc, argv));
+      if (cfg.verbose) {
+        if (cfg.interval_ns)
+          std::fprintf(stderr,
+                       "c3: fresh run; checkpoints in %s every %g s and at forced pragmas, "
+                       "keeping %u\n",
+                       cfg.ckpt_dir.c_str(), double(cfg.interval_ns) / 1e9, cfg.keep);
+        else
+          std::fprintf(stderr,
+                       "c3: fresh run; checkpoints in %s at forced pragmas only, keeping %u\n",
+                       cfg.ckpt_dir.c_str(), cfg.keep);
+      }
     }
     // A restart passes the saved arguments: the arena holds that copy.
     g_argc = state.app_argc;
@@ -63,6 +74,11 @@ int main(int argc, char **argv, char **envp) {
     std::fprintf(stderr, "c3: error: %s\n", e.what());
     return 2;
   }
-  c3::fixed_stack::run(run_app);
+  try {
+    c3::fixed_stack::run(run_app);
+  } catch (const c3::Error &e) {
+    std::fprintf(stderr, "c3: error: %s\n", e.what());
+    return 2;
+  }
   std::exit(g_status);
 }

@@ -16,7 +16,7 @@ struct StreamPosition {
   bool regular = false;  // fd was a regular file at the checkpoint
   uint64_t dev = 0;
   uint64_t ino = 0;
-  uint64_t offset = 0;   // write position (the size for O_APPEND)
+  uint64_t offset = 0;  // write position (the size for O_APPEND)
 };
 
 struct Record {

@@ -1,6 +1,5 @@
 // Build-id lookup: note parsing on hand-made buffers, and the running test binary's own id.
 #include <elf.h>
-
 #include <unistd.h>
 
 #include <catch2/catch.hpp>

@@ -65,8 +65,8 @@ TEST_CASE("config: C3_INTERVAL is seconds, decimals allowed, > 0") {
   CHECK(parse_interval_ns("C3_INTERVAL", "0.000000001") == 1);
   CHECK(error_of({{"C3_INTERVAL", "abc"}}) ==
         "C3_INTERVAL='abc': expected a number of seconds > 0");
-  for (const char *bad : {"0", "0.0", "-1", "1e3", "inf", "nan", ".", "1.2.3", " 1", "1s",
-                          "0.0000000001"})
+  for (const char *bad :
+       {"0", "0.0", "-1", "1e3", "inf", "nan", ".", "1.2.3", " 1", "1s", "0.0000000001"})
     CHECK_THROWS_AS(parse({{"C3_INTERVAL", bad}}), ConfigError);
 }
 

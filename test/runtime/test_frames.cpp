@@ -131,7 +131,8 @@ TEST_CASE("frames: saved chain validation") {
   CHECK_THROWS_AS(frames::validate_saved(pieces), Error);
   store[1].h.prev = &c.outer->h;
   pieces[2].address = 0x1000;  // outside the stack
-  CHECK_THROWS_WITH(frames::validate_saved(pieces), Catch::Contains("outside the application stack"));
+  CHECK_THROWS_WITH(frames::validate_saved(pieces),
+                    Catch::Contains("outside the application stack"));
   CHECK_THROWS_AS(frames::validate_saved({}), Error);
   __c3_top = nullptr;
 }

@@ -36,7 +36,9 @@ struct TempFile {
   }
 };
 
-void write_str(int fd, const std::string &s) { REQUIRE(write(fd, s.data(), s.size()) == ssize_t(s.size())); }
+void write_str(int fd, const std::string &s) {
+  REQUIRE(write(fd, s.data(), s.size()) == ssize_t(s.size()));
+}
 }  // namespace
 
 TEST_CASE("stdio trim: decision") {
