@@ -143,7 +143,7 @@ case_show_compile() {
   pre=$(sed -n 1p out) pc=$(sed -n 2p out) cc=$(sed -n 3p out)
   [[ $pre == clang-14\ -E\ * || $pre == */clang-14\ -E\ * ]] || fail "line 1 should run clang-14 -E"
   for arg in -Iinc -DN=3 -std=c11 '-MD -MF deps.d -MT obj/main.o' -D__C3__=1 '-isystem /usr/include' \
-    '-x c main.c'; do
+    '-include c3/c3_abi.h -x c main.c'; do
     [[ $pre == *" $arg"* ]] || fail "preprocess command lacks '$arg': $pre"
   done
   [[ $pre =~ -I[^\ ]*/include\  ]] || fail "preprocess command lacks c3's include directory"
