@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds test/driver/tiny with the real c3cc, as a CMake project (-DCMAKE_C_COMPILER=c3cc) or
-# with CC=c3cc make, then runs it: the checkpoint must be committed and the output right.
-#   usage: project_test.sh cmake|make <c3cc executable> <repository root>
+# with CC=c3cc make, or with CC=c3cc make after `cmake --install` of the c3 build (to check that
+# an installed c3cc finds all its pieces), then runs it: the checkpoint must be committed and
+# the output right.
+#   usage: project_test.sh cmake|make|install <c3cc executable> <repository root> [build dir]
 set -euo pipefail
 
 mode=$1
@@ -29,6 +31,11 @@ case $mode in
     ;;
   make)
     CC=$c3cc make -C src || fail "CC=c3cc make failed"
+    program=src/tiny
+    ;;
+  install)
+    cmake --install "$4" --prefix "$work/prefix" > install.log || fail "cmake --install failed"
+    CC=$work/prefix/bin/c3cc make -C src || fail "CC=<installed c3cc> make failed"
     program=src/tiny
     ;;
   *) fail "unknown mode" ;;
