@@ -254,6 +254,28 @@ unwritable)
   chmod 0700 c3-ckpt
   ;;
 
+disk-full)
+  # Checkpoint 3 onwards runs out of space: each attempt is reported, its leftovers removed, and
+  # the program finishes correctly; a later restart uses checkpoint 2.
+  build recurse
+  ./recurse.plain world > expected
+  "$CC" -shared -fPIC -o enospc_shim.so "$SRC/enospc_shim.c" -ldl || exit 1
+  rm -rf c3-ckpt
+  C3_FAULT=after-commit:2 ./recurse world > out 2> /dev/null
+  cp out out-at-2
+  LD_PRELOAD=$PWD/enospc_shim.so C3_TEST_DISK_BYTES=1000 C3_RESTART=latest ./recurse >> out 2> err
+  expect_rc $? 0 "run on a full disk"
+  expect_same out expected "output on a full disk"
+  [ "$(grep -c '^c3: error: checkpoint 3 not written: .*No space left on device; checkpoint 2 stays the newest$' err)" = 4 ] ||
+    { fail "expected 4 'not written' lines for checkpoint 3"; cat err; }
+  [ "$(ls c3-ckpt)" = "$(printf 'ckpt.000001\nckpt.000002')" ] || fail "leftovers of failed checkpoints: $(ls c3-ckpt)"
+  cp out-at-2 out
+  C3_RESTART=latest ./recurse >> out 2> err2
+  expect_rc $? 0 "restart after the disk-full run"
+  expect_grep "c3: restarting from checkpoint 2 " err2 "checkpoint 2 is still the newest"
+  expect_same out expected "output of the restart after the disk-full run"
+  ;;
+
 interval)
   build interval
   ./interval.plain > expected
