@@ -96,6 +96,12 @@ size_t random_size(std::mt19937_64 &rng) {
   return log_uniform(rng, size_t(1) << 20, size_t(32) << 20);
 }
 
+// The block holds size bytes and wastes little: a big free block is split, not handed out whole.
+bool fits_tightly(void *p, size_t size) {
+  size_t usable = __c3_malloc_usable_size(p);
+  return usable >= size && usable < size + 48;
+}
+
 // Random allocate/free/realloc steps on the c3 API, checked against the shadow model.
 class Shadow {
  public:
@@ -161,7 +167,7 @@ class Shadow {
     } else {
       p = __c3_realloc(nullptr, size);
     }
-    if (!p || !aligned(p, align) || !heap::contains(p) || __c3_malloc_usable_size(p) < size) {
+    if (!p || !aligned(p, align) || !heap::contains(p) || !fits_tightly(p, size)) {
       ++failures;
       return;
     }
@@ -185,7 +191,7 @@ class Shadow {
         return;
       }
       b.p = static_cast<unsigned char *>(q);
-      if (!holds_pattern(b, std::min(b.size, size))) ++failures;
+      if (!holds_pattern(b, std::min(b.size, size)) || !fits_tightly(q, size)) ++failures;
       b.size = size;
       b.id = ++next_id_;
       fill(b);
@@ -193,7 +199,7 @@ class Shadow {
       REQUIRE(__c3_realloc(b.p, 0) == nullptr);  // frees, like glibc
       b = Block{};
     } else {
-      if (__c3_malloc_usable_size(b.p) < b.size) ++failures;
+      if (!fits_tightly(b.p, b.size)) ++failures;
     }
   }
 
@@ -301,11 +307,24 @@ TEST_CASE("heap child: init over a range in use", "[.heap-conflict-child]") {
   REQUIRE_FALSE(heap::contains(reinterpret_cast<void *>(heap::kDefaultBase + 4096)));
 }
 
-TEST_CASE("heap: a range already in use is refused with a clear message", "[heap]") {
+TEST_CASE("heap child: malloc before init maps the default arena", "[.heap-lazy-init-child]") {
+  REQUIRE_FALSE(heap::initialized());
+  REQUIRE_FALSE(heap::contains(nullptr));
+  void *p = __c3_malloc(100);
+  REQUIRE(heap::initialized());
+  REQUIRE(heap::contains(p));
+  REQUIRE(addr(p) > heap::kDefaultBase);
+  REQUIRE(heap::stats().blocks_in_use == 1);
+  __c3_free(p);
+  REQUIRE(heap::stats().blocks_in_use == 0);
+  REQUIRE_NOTHROW(heap::init(heap::kDefaultBase, heap::kDefaultReserve));  // same range: no-op
+}
+
+// Runs one hidden test case of this binary in a fresh process (nothing mapped yet).
+static void run_fresh_test(const char *spec) {
   ChildResult child = run_in_child(
-      [] {
-        // A fresh image of this test binary runs only the hidden test above.
-        execl("/proc/self/exe", "c3rt_tests", "[.heap-conflict-child]", static_cast<char *>(nullptr));
+      [spec] {
+        execl("/proc/self/exe", "c3rt_tests", spec, static_cast<char *>(nullptr));
         _exit(126);
       },
       true);
@@ -313,6 +332,14 @@ TEST_CASE("heap: a range already in use is refused with a clear message", "[heap
   REQUIRE(child.signal == 0);
   REQUIRE(child.exit_code == 0);
   REQUIRE_THAT(child.output, Catch::Contains("1 test case"));
+}
+
+TEST_CASE("heap: a range already in use is refused with a clear message", "[heap]") {
+  run_fresh_test("[.heap-conflict-child]");
+}
+
+TEST_CASE("heap: the first malloc maps the arena when the runtime did not", "[heap]") {
+  run_fresh_test("[.heap-lazy-init-child]");
 }
 
 TEST_CASE("heap: every allocation function returns aligned arena memory", "[heap]") {
@@ -538,7 +565,28 @@ TEST_CASE("heap: double free and wild frees abort with a message", "[heap]") {
     __c3_free(b);
     return static_cast<void *>(b);
   });
+  // Double free of a block that merged into its free predecessor, after the merged block was
+  // handed out again (the stale header inside it must not pass for a block).
+  expect_corruption([] {
+    heap::reset_for_restore();
+    char *a = static_cast<char *>(__c3_malloc(100)), *b = static_cast<char *>(__c3_malloc(100));
+    char *c = static_cast<char *>(__c3_malloc(100));
+    if (b != a + 128 || c != b + 128) _exit(5);
+    __c3_free(a);
+    __c3_free(b);
+    char *again = static_cast<char *>(__c3_malloc(240));  // exactly the merged 256 bytes
+    if (again != a) _exit(6);
+    return static_cast<void *>(b);
+  });
   expect_corruption([] { return static_cast<char *>(__c3_malloc(400)) + 16; });  // interior
+  // An interior pointer whose preceding bytes look like a block header that spans exactly to
+  // the next real block is still refused: the header carries a tag user data lacks.
+  expect_corruption([] {
+    char *p = static_cast<char *>(__c3_malloc(400));  // a chunk of 416 bytes from p - 16
+    uint64_t fake_word = (400 - 16) | 3;                 // size to the next block, in-use bits
+    std::memcpy(p + 24, &fake_word, 8);
+    return static_cast<void *>(p + 32);
+  });
   expect_corruption([] { return static_cast<char *>(__c3_malloc(400)) + 8; });   // misaligned
   expect_corruption([] { return reinterpret_cast<void *>(heap::kDefaultBase + 64); });  // header
   expect_corruption([] {
