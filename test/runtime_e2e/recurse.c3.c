@@ -28,20 +28,6 @@ static const char *greeting = GREETING;
 char *arg_copy;
 static long *history;
 static int history_len;
-/* step()'s function static, hoisted to file scope so its descriptor can name it. */
-static int __c3_static_step_calls;
-
-static struct __c3_global __c3_globals_recurse[] __attribute__((section("c3_globals"), used)) = {
-    {&counter, sizeof counter, "counter"},
-    {&total, sizeof total, "total"},
-    {&head, sizeof head, "head"},
-    {&greeting, sizeof greeting, "greeting"},
-    {&arg_copy, sizeof arg_copy, "arg_copy"},
-    {&history, sizeof history, "history"},
-    {&history_len, sizeof history_len, "history_len"},
-    {&__c3_static_step_calls, sizeof __c3_static_step_calls, "step.calls"},
-};
-
 /* Not instrumented: they cannot reach a checkpoint. */
 static long twice(long x) { return 2 * x % 1000003; }
 static long plus1(long x) { return x + 1; }
@@ -54,6 +40,11 @@ static long step(int i) {
     struct node *p;
     long t;
   } __c3_fr;
+  /* Function statics stay where they are, each with its own descriptor next to it. */
+  static int calls;
+  static const struct __c3_global __c3_static_1
+      __attribute__((section("c3_globals"), used, aligned(8))) = {(void *)&calls, sizeof(calls),
+                                                                    "step.calls"};
   __c3_fr.h.prev = __c3_top;
   __c3_fr.h.site = 0;
   __c3_fr.h.size = sizeof __c3_fr;
@@ -82,8 +73,8 @@ static long step(int i) {
         1000003;
     __c3_fr.s += __c3_fr.p->value;
   }
-  __c3_static_step_calls++;
-  counter += __c3_static_step_calls;
+  calls++;
+  counter += calls;
   history = __c3_realloc(history, (history_len + 1) * sizeof *history);
   history[history_len++] = __c3_fr.s;
   total += __c3_fr.s;
@@ -209,3 +200,14 @@ int __c3_app_main(int argc, char **argv, char **envp) {
   (void)envp;
   return __c3_user_main(argc, argv);
 }
+
+/* The file's globals, as the register-globals pass appends them. */
+static const struct __c3_global __c3_file_globals[]
+    __attribute__((section("c3_globals"), used, aligned(8))) = {
+        {(void *)&counter, sizeof(counter), "counter"},
+        {(void *)&total, sizeof(total), "total"},
+        {(void *)&head, sizeof(head), "head"},
+        {(void *)&greeting, sizeof(greeting), "greeting"},
+        {(void *)&arg_copy, sizeof(arg_copy), "arg_copy"},
+        {(void *)&history, sizeof(history), "history"},
+        {(void *)&history_len, sizeof(history_len), "history_len"}};
