@@ -7,6 +7,7 @@
 #include <set>
 
 #include "Pass.h"
+#include "Store.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
@@ -25,19 +26,11 @@ QualType storageType(ASTContext &Ctx, QualType T) {
   return T;
 }
 
-std::string declare(ASTContext &Ctx, QualType T, const std::string &Name) {
-  PrintingPolicy Policy(Ctx.getLangOpts());
-  std::string Out;
-  llvm::raw_string_ostream OS(Out);
-  T.print(OS, Policy, Name);
-  OS.flush();
-  return Out;
-}
-
 class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
  public:
   bool VisitVarDecl(VarDecl *VD) {
-    if (VD->hasLocalStorage() && !isa<ParmVarDecl>(VD)) Locals.push_back(VD);
+    if (VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getName() != kStoreTemporary)
+      Locals.push_back(VD);
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *Ref) {
@@ -81,7 +74,7 @@ class HoistLocalsPass : public Pass {
       for (unsigned N = 2; Used.count(Unique); ++N) Unique = Name + "_" + std::to_string(N);
       Used.insert(Unique);
       Member[VD] = Unique;
-      Fields += " " + declare(Ctx, storageType(Ctx, VD->getType()), Unique) + ";";
+      Fields += " " + declareText(Ctx, storageType(Ctx, VD->getType()), Unique) + ";";
     };
     for (const ParmVarDecl *P : FD->parameters()) addMember(P);
     for (const VarDecl *VD : Collector.Locals) addMember(VD);
@@ -116,7 +109,11 @@ class HoistLocalsPass : public Pass {
                          " } __c3_fr;";
     std::string Params;
     for (const ParmVarDecl *P : FD->parameters())
-      if (Member.count(P)) Params += " __c3_fr." + Member[P] + " = " + P->getNameAsString() + ";";
+      if (Member.count(P))
+        Params += isAssignable(Ctx, P->getType())
+                      ? " __c3_fr." + Member[P] + " = " + P->getNameAsString() + ";"
+                      : " __builtin_memcpy(&__c3_fr." + Member[P] + ", &" + P->getNameAsString() +
+                            ", sizeof __c3_fr." + Member[P] + ");";
 
     const auto *Body = cast<CompoundStmt>(FD->getBody());
     std::string Text = Splice.print(Body);
@@ -134,11 +131,11 @@ class HoistLocalsPass : public Pass {
     QualType T = storageType(Ctx, VD->getType());
     bool Braced = isa<InitListExpr>(Init->IgnoreImplicit());
     if (T->isArrayType()) {
-      std::string Literal = "(" + declare(Ctx, T, "") + ")" + (Braced ? InitText : "{" + InitText + "}");
+      std::string Literal = "(" + declareText(Ctx, T, "") + ")" + (Braced ? InitText : "{" + InitText + "}");
       return "__builtin_memcpy(&" + Target + ", &" + Literal + ", sizeof " + Target + ")";
     }
-    if (Braced) return Target + " = (" + declare(Ctx, T, "") + ")" + InitText;
-    return Target + " = " + InitText;
+    if (Braced) InitText = "(" + declareText(Ctx, T, "") + ")" + InitText;
+    return storeText(Ctx, VD->getType(), Target, InitText);
   }
 };
 

@@ -71,7 +71,9 @@ class PlacementFinder : public RecursiveASTVisitor<PlacementFinder> {
     Result.Innermost = S;
     for (const Stmt *Child : S->children()) {
       if (!Source.valid(Child)) continue;
-      if (Offset >= Source.begin(Child) && Offset < Source.fullEnd(Child)) {
+      // Expressions end at their last token: the ';' after a for-increment is far away.
+      unsigned End = isa<Expr>(Child) ? Source.end(Child) : Source.fullEnd(Child);
+      if (Offset >= Source.begin(Child) && Offset < End) {
         descend(Child);
         return;
       }

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "Pass.h"
+#include "Store.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
@@ -27,6 +28,7 @@ class ReentryDispatchPass : public Pass {
  private:
   // The reaching call of a site statement, or null.
   static const CallExpr *siteCall(PassContext &PC, const Stmt *S) {
+    if (const CallExpr *Copied = copiedCall(S)) return PC.isReachingCall(Copied) ? Copied : nullptr;
     const auto *E = dyn_cast<Expr>(S);
     if (!E) return nullptr;
     E = E->IgnoreParens();

@@ -10,6 +10,7 @@
 
 #include "Diagnostics.h"
 #include "Pass.h"
+#include "Store.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
@@ -88,15 +89,9 @@ class FunctionSplitter {
 
   std::string newTemp(QualType T, Lowered &L) {
     std::string Name = "__c3_t" + std::to_string(++TempCounter);
-    PrintingPolicy Policy(PC.Ctx.getLangOpts());
-    Policy.SuppressScope = false;
-    std::string Decl;
-    llvm::raw_string_ostream OS(Decl);
     QualType Storage = T.getUnqualifiedType();
     if (Storage->isArrayType()) Storage = PC.Ctx.getArrayDecayedType(Storage);
-    Storage.print(OS, Policy, Name);
-    OS.flush();
-    L.Decls.push_back(Decl + ";");
+    L.Decls.push_back(declareText(PC.Ctx, Storage, Name) + ";");
     return Name;
   }
 
@@ -122,7 +117,7 @@ class FunctionSplitter {
         return "((void)0)";
       }
       std::string Temp = newTemp(Call->getType(), L);
-      L.Pre.push_back(Temp + " = " + Text + ";");
+      L.Pre.push_back(storeText(PC.Ctx, Call->getType(), Temp, Text) + ";");
       return Temp;
     }
     if (const auto *Bin = dyn_cast<BinaryOperator>(E)) {
@@ -158,8 +153,10 @@ class FunctionSplitter {
           return "((void)0)";
         }
         std::string Temp = newTemp(Cond->getType(), L);
-        L.Pre.push_back("if (" + Test + ") { " + join(Then.Pre) + Temp + " = " + ThenText +
-                        "; } else { " + join(Else.Pre) + Temp + " = " + ElseText + "; }");
+        L.Pre.push_back("if (" + Test + ") { " + join(Then.Pre) +
+                        storeText(PC.Ctx, Cond->getType(), Temp, ThenText) + "; } else { " +
+                        join(Else.Pre) + storeText(PC.Ctx, Cond->getType(), Temp, ElseText) +
+                        "; }");
         return Temp;
       }
     }
@@ -191,7 +188,7 @@ class FunctionSplitter {
       std::string Text = lower(E, L);
       if (Reaching && Effects) {
         std::string Temp = newTemp(E->getType(), L);
-        L.Pre.push_back(Temp + " = " + Text + ";");
+        L.Pre.push_back(storeText(PC.Ctx, E->getType(), Temp, Text) + ";");
         return Temp;
       }
       return Text;
