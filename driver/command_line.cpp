@@ -83,6 +83,8 @@ class Parser {
 
   Invocation run() {
     for (index_ = 0; index_ < argv_.size(); ++index_) parse_one(argv_[index_]);
+    if (stdin_without_language_ && inv_.stage != Stage::Preprocess)
+      throw UsageError("-E or -x required when input is from standard input");
     return std::move(inv_);
   }
 
@@ -103,8 +105,10 @@ class Parser {
   void add_input(const std::string &path) {
     std::optional<Language> language = forced_language_;
     if (!language && path != "-") language = language_of_file(path);
-    if (path == "-" && !language)
-      throw UsageError("-E or -x required when input is from standard input");
+    if (path == "-" && !language) {
+      stdin_without_language_ = true;  // fine for -E, which may still follow
+      language = Language::C;
+    }
     if (!language) {
       inv_.has_linker_objects = true;
       add(path, kLink);
@@ -250,6 +254,7 @@ class Parser {
   const std::vector<std::string> &argv_;
   std::size_t index_ = 0;
   std::optional<Language> forced_language_;
+  bool stdin_without_language_ = false;
   Invocation inv_;
 };
 

@@ -188,6 +188,12 @@ case_preprocess() {
   expect_status 0
   expect_in out "pp.o: pp.c"
   expect_in out "mpi.h"
+  run "$c3cc" -E - <<< 'c3 = __C3__'
+  expect_status 0
+  expect_line out "c3 = 1"
+  run "$c3cc" -c - <<< 'int main(void) { return 0; }'
+  expect_status 1
+  expect_line err "c3cc: error: -E or -x required when input is from standard input"
 }
 
 case_child_status() {
@@ -243,7 +249,7 @@ case_pipeline() {
   [[ $(./prog2) == "total 12" ]] || fail "whole-program build printed '$(./prog2)'"
   [[ $(wc -l < "$STANDIN_LOG") == 1 ]] || fail "expected one precompiler call"
   grep -q -- '^--whole-program .* -- -std=gnu11$' "$STANDIN_LOG" || fail "bad precompiler call: $(cat "$STANDIN_LOG")"
-  echo 'int main(void) { return 7; }' | run "$local_c3cc" -x c - -o from_stdin
+  run "$local_c3cc" -x c - -o from_stdin <<< 'int main(void) { return 7; }'
   expect_status 0
   status=0
   ./from_stdin || status=$?
