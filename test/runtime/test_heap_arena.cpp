@@ -424,25 +424,22 @@ TEST_CASE("heap: malloc(0), free(NULL) and realloc edge cases follow glibc", "[h
   REQUIRE(__c3_realloc(p, 0) == nullptr);  // frees p
   REQUIRE(heap::stats().blocks_in_use == blocks);
 
-  // Shrinking and growing keep the contents; a block followed by a free block grows in place.
-  unsigned char *x = static_cast<unsigned char *>(__c3_malloc(1000));
-  unsigned char *fence = static_cast<unsigned char *>(__c3_malloc(2000));
-  unsigned char *y = static_cast<unsigned char *>(__c3_malloc(100));
-  for (int i = 0; i < 1000; ++i) x[i] = static_cast<unsigned char>(i * 7);
-  __c3_free(fence);  // now x is followed by a free block of ~2 KiB
-  unsigned char *x2 = static_cast<unsigned char *>(__c3_realloc(x, 2500));
+  // Shrinking keeps the block and frees its tail; growing back into that free tail is in place.
+  unsigned char *x = static_cast<unsigned char *>(__c3_malloc(3200));
+  for (int i = 0; i < 3200; ++i) x[i] = static_cast<unsigned char>(i * 7);
+  unsigned char *x2 = static_cast<unsigned char *>(__c3_realloc(x, 1000));
   REQUIRE(x2 == x);
-  for (int i = 0; i < 1000; ++i) REQUIRE(x2[i] == static_cast<unsigned char>(i * 7));
-  unsigned char *x3 = static_cast<unsigned char *>(__c3_realloc(x2, 10));
+  REQUIRE(__c3_malloc_usable_size(x) < 1100);
+  unsigned char *x3 = static_cast<unsigned char *>(__c3_realloc(x2, 2500));
   REQUIRE(x3 == x);
-  for (int i = 0; i < 10; ++i) REQUIRE(x3[i] == static_cast<unsigned char>(i * 7));
+  for (int i = 0; i < 1000; ++i) REQUIRE(x3[i] == static_cast<unsigned char>(i * 7));
   REQUIRE_NOTHROW(heap::verify());
   __c3_free(x3);
-  __c3_free(y);
 
-  // The last block before top grows in place through the reservation.
-  unsigned char *t = static_cast<unsigned char *>(__c3_malloc(64));
-  unsigned char *t2 = static_cast<unsigned char *>(__c3_realloc(t, size_t(8) << 20));
+  // A block bigger than any free block comes from the top and grows in place through the
+  // reservation (nothing is touched, so nothing is committed).
+  void *t = __c3_malloc(size_t(4) << 30);
+  void *t2 = __c3_realloc(t, (size_t(4) << 30) + (size_t(8) << 20));
   REQUIRE(t2 == t);
   __c3_free(t2);
   REQUIRE_NOTHROW(heap::verify());
@@ -522,16 +519,18 @@ TEST_CASE("heap: pointers from libc are forwarded to libc", "[heap]") {
   REQUIRE_FALSE(heap::contains(s));
   REQUIRE(__c3_malloc_usable_size(s) == ::malloc_usable_size(s));
 
-  // A 100 KB libc block (below glibc's mmap threshold) shows up in libc's accounting.
+  // A 100 KB libc block (below glibc's mmap threshold) shows up in libc's accounting. Under
+  // ASan mallinfo2 reports nothing; its leak check covers the frees instead.
+  const bool libc_accounting = mallinfo2().arena != 0;
   size_t before = mallinfo2().uordblks;
   char *big = static_cast<char *>(::malloc(100000));
   big[0] = 'x';
-  REQUIRE(mallinfo2().uordblks >= before + 100000);
+  if (libc_accounting) REQUIRE(mallinfo2().uordblks >= before + 100000);
   big = static_cast<char *>(__c3_realloc(big, 90000));  // realloc'ed by libc
   REQUIRE_FALSE(heap::contains(big));
   REQUIRE(big[0] == 'x');
   __c3_free(big);
-  REQUIRE(mallinfo2().uordblks < before + 100000);
+  if (libc_accounting) REQUIRE(mallinfo2().uordblks < before + 100000);
 
   size_t arena_blocks = heap::stats().blocks_in_use;
   __c3_free(s);
