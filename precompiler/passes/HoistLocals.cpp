@@ -18,6 +18,9 @@ namespace {
 // The type to store a variable in: no top-level or element const, since the record is written
 // by assignments and by restores.
 QualType storageType(ASTContext &Ctx, QualType T) {
+  // typeof(expr) names variables that live in the record now: spell the type itself.
+  while (isa<TypeOfExprType>(T.getTypePtr()) || isa<TypeOfType>(T.getTypePtr()))
+    T = T.getSingleStepDesugaredType(Ctx);
   if (const auto *CA = Ctx.getAsConstantArrayType(T)) {
     QualType Elem = storageType(Ctx, CA->getElementType());
     return Ctx.getConstantArrayType(Elem, CA->getSize(), nullptr, ArrayType::Normal, 0);
