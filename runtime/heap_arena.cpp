@@ -486,7 +486,7 @@ void init(uintptr_t base, size_t reserve) {
   }
   detail::arena_base = base;
   detail::arena_reserve = reserve;  // last: a non-zero reserve means "mapped"
-    format(header());
+  format(header());
 }
 
 bool initialized() { return arena_mapped(); }
