@@ -17,13 +17,18 @@ constexpr size_t kDefaultReserve = size_t(64) << 30;
 void init(uintptr_t base, size_t reserve);
 bool initialized();
 
+// The malloc family with glibc's choices: malloc(0) is a unique block, realloc(p, 0) frees p and
+// returns NULL, failures return NULL with errno = ENOMEM. The first call maps the default range
+// if init() was not called. free/realloc/usable_size of a pointer that is not an in-use block
+// (double free, interior or outside pointer) print "c3: heap corruption: ..." and abort; so
+// pointers outside the arena are the caller's business (contains()).
 void *malloc(size_t size);
 void *calloc(size_t n, size_t size);
-void *realloc(void *p, size_t size);  // p outside the arena is the caller's business
+void *realloc(void *p, size_t size);
 void free(void *p);
-void *memalign(size_t align, size_t size);  // align: power of two
+void *memalign(size_t align, size_t size);  // align: power of two (others are rounded up)
 size_t usable_size(const void *p);
-inline bool contains(const void *p);
+inline bool contains(const void *p);  // p lies in the mapped range (false before init)
 
 struct Extent {
   uintptr_t addr;
@@ -35,12 +40,12 @@ std::vector<Extent> live_extents();
 
 // Restore: forget the current heap contents and make [base, base+reserve) zeroed and ready; the
 // caller then copies every saved extent back to its address. After that the heap is exactly the
-// saved one.
+// saved one. (An allocation before the copy would format an empty heap there; don't.)
 void reset_for_restore();
 
 struct Stats {
-  size_t bytes_in_use;
-  size_t high_water;  // highest address used - base
+  size_t bytes_in_use;  // usable bytes of the blocks in use
+  size_t high_water;    // highest address used - base
   size_t blocks_in_use;
 };
 Stats stats();
