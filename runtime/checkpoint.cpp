@@ -11,6 +11,7 @@
 #include "ckpt_dir.hpp"
 #include "ckpt_file.hpp"
 #include "coordinator.hpp"
+#include "output_commit.hpp"
 #include "error.hpp"
 #include "fault_injection.hpp"
 #include "fixed_stack.hpp"
@@ -199,6 +200,8 @@ bool take(const char *where) {
     schedule_next();
     return false;
   }
+  // The output up to this checkpoint is now safe to show: a restart resumes after it.
+  output::release();
   double seconds = double(now_ns(CLOCK_MONOTONIC) - start_ns) / 1e9;
   std::fprintf(stderr, "c3: checkpoint %lu committed (%s, %s s)\n",
                static_cast<unsigned long>(number), human_bytes(size).c_str(),
@@ -252,16 +255,21 @@ std::string human_bytes(uint64_t bytes) {
 
 using namespace c3::checkpoint;
 
-extern "C" void __c3_checkpoint_site(int force, const char *where) {
-  // Not due, nothing to replay, no fault counting: a couple of loads and, with C3_INTERVAL set,
-  // one vDSO clock read.
-  if (__builtin_expect(!(force | __c3_restoring | g_count_sites), 1)) {
-    if (!g_interval_ns || now_ns(CLOCK_MONOTONIC_COARSE) < g_next_due_ns) return;
-  }
+namespace {
+// Everything past the first test, out of line so the common case stays a leaf.
+__attribute__((noinline)) void site_slow_path(int force, const char *where) {
   if (__c3_restoring) {
     end_replay(where);
     return;
   }
   c3::fault::site_visited();
   if (force || (g_interval_ns && now_ns(CLOCK_MONOTONIC_COARSE) >= g_next_due_ns)) take(where);
+}
+}  // namespace
+
+extern "C" void __c3_checkpoint_site(int force, const char *where) {
+  // Unforced, nothing to replay, no fault counting, no C3_INTERVAL: a leaf of a few loads. With an
+  // interval, one vDSO clock read decides (the slow path re-reads it).
+  if (__builtin_expect(!(force | __c3_restoring | g_count_sites), 1) && !g_interval_ns) return;
+  site_slow_path(force, where);
 }

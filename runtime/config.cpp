@@ -102,6 +102,13 @@ bool parse_flag(const char *name, const std::string &value) {
   fail(name, value, "expected 0 or 1");
 }
 
+output::Mode parse_output(const char *name, const std::string &value) {
+  if (value == "auto") return output::Mode::Auto;
+  if (value == "commit") return output::Mode::Commit;
+  if (value == "immediate") return output::Mode::Immediate;
+  fail(name, value, "expected auto, commit or immediate");
+}
+
 void parse_restart(const char *name, const std::string &value, RestartMode &mode,
                    uint64_t &number) {
   if (value.empty()) {
@@ -139,6 +146,7 @@ Config parse_config(const EnvLookup &lookup) {
     if (cfg.heap_size < kMinHeap) fail("C3_HEAP_SIZE", v, "expected at least 1M");
   }
   if (get("C3_VERBOSE", v)) cfg.verbose = parse_flag("C3_VERBOSE", v);
+  if (get("C3_OUTPUT", v)) cfg.output = parse_output("C3_OUTPUT", v);
   if (get("C3_FAULT", v)) cfg.fault = parse_fault("C3_FAULT", v);
 
   // Whole pages, and heap + guard page + stack must fit below the stack's fixed top.

@@ -7,6 +7,7 @@
 
 #include "error.hpp"
 #include "fault_injection.hpp"
+#include "output_commit.hpp"
 
 namespace c3 {
 
@@ -33,6 +34,7 @@ struct Config {
   size_t stack_size = size_t(256) << 20;
   size_t heap_size = size_t(64) << 30;
   bool verbose = false;
+  output::Mode output = output::Mode::Auto;  // C3_OUTPUT
   FaultPlan fault;
 };
 
@@ -44,6 +46,7 @@ uint64_t parse_interval_ns(const char *name, const std::string &value);
 size_t parse_size(const char *name, const std::string &value);
 unsigned parse_keep(const char *name, const std::string &value);
 bool parse_flag(const char *name, const std::string &value);
+output::Mode parse_output(const char *name, const std::string &value);
 void parse_restart(const char *name, const std::string &value, RestartMode &mode, uint64_t &number);
 
 // All settings; unset and empty variables keep their defaults. Throws ConfigError.

@@ -10,6 +10,7 @@
 #include "config.hpp"
 #include "error.hpp"
 #include "fixed_stack.hpp"
+#include "output_commit.hpp"
 #include "heap_arena.hpp"
 #include "restart.hpp"
 #include "runtime_state.hpp"
@@ -66,6 +67,7 @@ int main(int argc, char **argv, char **envp) {
                        cfg.ckpt_dir.c_str(), cfg.keep);
       }
     }
+    c3::output::begin(cfg.output);
     // A restart passes the saved arguments: the arena holds that copy.
     g_argc = state.app_argc;
     g_argv = reinterpret_cast<char **>(state.app_argv);

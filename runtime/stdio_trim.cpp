@@ -1,5 +1,7 @@
 #include "stdio_trim.hpp"
 
+#include "output_commit.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -26,7 +28,13 @@ StreamPosition position_of(int fd) {
   return p;
 }
 
-Record record() { return Record{position_of(1), position_of(2)}; }
+Record record() {
+  // While stdout is held back (output_commit), fd 1 is a memory file: the real stdout will have
+  // grown by the pending bytes once this checkpoint commits and releases them.
+  StreamPosition out = position_of(output::real_stdout_fd());
+  if (out.regular) out.offset += output::pending_bytes();
+  return Record{out, position_of(2)};
+}
 
 std::optional<uint64_t> trim_length(const StreamPosition &saved, const struct stat &now) {
   if (!saved.regular || !S_ISREG(now.st_mode)) return std::nullopt;
@@ -55,7 +63,7 @@ void apply(const Record &saved) {
     uint64_t longer = std::max(r.out.offset, r.err.offset);
     r.out.offset = r.err.offset = longer;
   }
-  std::string e1 = apply_to_fd(1, r.out);
+  std::string e1 = apply_to_fd(output::real_stdout_fd(), r.out);
   std::string e2 = apply_to_fd(2, r.err);
   for (const std::string &e : {e1, e2})
     if (!e.empty()) std::fprintf(stderr, "c3: warning: %s; output may be repeated\n", e.c_str());

@@ -1,0 +1,97 @@
+#include "output_commit.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <initializer_list>
+
+namespace c3::output {
+namespace {
+
+int g_real = 1;       // the real stdout
+int g_memory = -1;    // the memory file that is fd 1 while capturing
+bool g_broken = false;  // the real stdout refused writes (closed pipe): drop output from then on
+
+// Async-signal-safe: only read/write/lseek/ftruncate.
+void release_raw() {
+  if (g_memory < 0) return;
+  off_t end = lseek(g_memory, 0, SEEK_CUR);
+  if (end <= 0) return;
+  char buf[1 << 16];
+  off_t at = 0;
+  while (at < end && !g_broken) {
+    ssize_t n = pread(g_memory, buf, sizeof buf < size_t(end - at) ? sizeof buf : size_t(end - at), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = write(g_real, buf + done, size_t(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        g_broken = true;
+        break;
+      }
+      done += w;
+    }
+    at += n;
+  }
+  // fd 1 shares the memory file's offset: start over at 0.
+  if (ftruncate(g_memory, 0) == 0) lseek(g_memory, 0, SEEK_SET);
+}
+
+void release_at_exit() { release(); }
+
+// A crash is a program error the user wants to see output for; external termination (SIGTERM,
+// SIGINT, SIGKILL) is a failure the restart recovers from, so its output stays held back.
+void release_on_crash(int sig) {
+  release_raw();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+}  // namespace
+
+void begin(Mode mode) {
+  if (g_memory >= 0 || mode == Mode::Immediate) return;
+  if (mode == Mode::Auto && isatty(1)) return;
+  struct stat st;
+  if (fstat(1, &st) != 0) return;  // no stdout at all: nothing to hold back
+  int real = fcntl(1, F_DUPFD_CLOEXEC, 10);
+  int memory = memfd_create("c3-stdout", MFD_CLOEXEC);
+  if (real < 0 || memory < 0 || dup2(memory, 1) < 0) {
+    if (real >= 0) close(real);
+    if (memory >= 0) close(memory);
+    std::fprintf(stderr, "c3: warning: cannot hold back stdout until checkpoints commit; "
+                         "output after a checkpoint may be printed twice after a restart\n");
+    return;
+  }
+  g_real = real;
+  g_memory = memory;
+  std::atexit(release_at_exit);
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) {
+    struct sigaction old;
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) signal(sig, release_on_crash);
+  }
+}
+
+bool capturing() { return g_memory >= 0; }
+int real_stdout_fd() { return g_real; }
+
+uint64_t pending_bytes() {
+  if (g_memory < 0) return 0;
+  off_t at = lseek(g_memory, 0, SEEK_CUR);
+  return at > 0 ? uint64_t(at) : 0;
+}
+
+void release() {
+  if (g_memory < 0) return;
+  std::fflush(stdout);
+  release_raw();
+}
+
+}  // namespace c3::output

@@ -1,0 +1,25 @@
+// Output commit: what the program writes to stdout between two checkpoints is released only when
+// the later checkpoint commits (or the program exits). A run killed after checkpoint N has then
+// printed exactly the output up to checkpoint N, and the restarted run prints the rest, so the
+// two outputs put together equal an uninterrupted run's, whether stdout is a file, a pipe or two
+// different files. Terminals get output immediately (a person is watching).
+//
+// The program's fd 1 becomes a memory file; the real stdout is kept on another descriptor.
+#pragma once
+#include <cstdint>
+
+namespace c3::output {
+
+enum class Mode { Auto, Commit, Immediate };  // Auto: Commit unless stdout is a terminal
+
+// Starts capturing (if the mode says so). Safe to call once, before the application runs.
+void begin(Mode mode);
+bool capturing();
+// The descriptor of the real stdout (1 when not capturing).
+int real_stdout_fd();
+// Bytes written by the program and not released yet (after fflush(stdout)).
+uint64_t pending_bytes();
+// Writes everything captured so far to the real stdout. Call after a commit and at exit.
+void release();
+
+}  // namespace c3::output
