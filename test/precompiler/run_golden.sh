@@ -1,0 +1,125 @@
+#!/bin/bash
+# Golden tests of c3-precompile, in the style of clang-tools-extra's lit tests: every input holds
+# its own FileCheck lines. Directives inside an input (all optional):
+#
+#   // C3-VARIANT: <prefix> [precompiler args]   one precompiler run per line, checked with
+#                                               --check-prefix=<prefix>; without any: one run
+#                                               with no extra args and prefix CHECK
+#   // C3-WITH: <file>                          another source of the same program (relative to
+#                                               the input's folder), precompiled in the same call
+#   // C3-RUN: <fault>                          run mode: kill at C3_FAULT=<fault>, then restart
+#
+# usage: run_golden.sh <mode> <input.c> <work dir> <c3-precompile> <FileCheck> <include dir> [c3cc]
+#   golden     precompile each variant and FileCheck the output (from the input's first line on)
+#   compile    clang -c the generated code of each variant with -Wall -Wextra -Werror
+#   diagnose   the precompiler must exit 1; FileCheck its stderr (exact whitespace)
+#   run        build with c3cc; a plain clang build's output must equal the c3 build's, both
+#              uninterrupted and killed at each C3-RUN fault then restarted
+set -u
+MODE=$1 INPUT=$2 WORK=$3 PRECOMPILE=$4 FILECHECK=$5 INCLUDE=$6 C3CC=${7:-}
+CLANG=${C3_TEST_CLANG:-clang-14}
+SRC_DIR=$(cd "$(dirname "$INPUT")" && pwd)
+INPUT=$SRC_DIR/$(basename "$INPUT")
+NAME=$(basename "$INPUT" .c)
+
+fail() {
+  echo "FAIL [$MODE $NAME]: $*" >&2
+  exit 1
+}
+
+rm -rf "$WORK" && mkdir -p "$WORK" || fail "cannot create $WORK"
+cd "$WORK" || exit 1
+
+# Values of one directive, one per line.
+directive() { sed -n "s|^[[:space:]]*// $1:[[:space:]]*||p" "$INPUT"; }
+
+mapfile -t COMPANIONS < <(directive C3-WITH)
+mapfile -t VARIANTS < <(directive C3-VARIANT)
+[ ${#VARIANTS[@]} -gt 0 ] || VARIANTS=("CHECK")
+
+preprocess() {  # preprocess <source> <output.i>
+  "$CLANG" -E -isystem "$INCLUDE" -include c3/c3_abi.h "$1" -o "$2" || fail "clang -E $1 failed"
+}
+
+# precompile <variant index> <extra args...>: writes v<index>/<name>.c3.i and the companions'.
+# Returns the precompiler's exit status; its stderr is in v<index>/stderr.
+precompile() {
+  local index=$1
+  shift
+  local dir=v$index
+  mkdir -p "$dir"
+  local pairs=()
+  preprocess "$INPUT" "$dir/$NAME.i"
+  pairs+=("$dir/$NAME.i" "$dir/$NAME.c3.i")
+  local other
+  for other in "${COMPANIONS[@]}"; do
+    local stem
+    stem=$(basename "$other" .c)
+    preprocess "$SRC_DIR/$other" "$dir/$stem.i"
+    pairs+=("$dir/$stem.i" "$dir/$stem.c3.i")
+  done
+  "$PRECOMPILE" "$@" "${pairs[@]}" 2> "$dir/stderr"
+}
+
+# The generated code from the input's own first line on: drops the embedded c3_abi.h (the first
+# line marker of the input after the header's).
+own_text() {
+  awk -v file="$INPUT" 'index($0, "c3/c3_abi.h\"") { abi = 1 }
+                        abi && index($0, "# 1 \"" file "\"") == 1 { on = 1 }
+                        on' "$1"
+}
+
+case $MODE in
+golden | compile)
+  for index in "${!VARIANTS[@]}"; do
+    read -r prefix args <<< "${VARIANTS[$index]}"
+    # shellcheck disable=SC2086  # args are words
+    precompile "$index" $args || { cat "v$index/stderr" >&2; fail "c3-precompile $args failed"; }
+    output=v$index/$NAME.c3.i
+    if [ "$MODE" = golden ]; then
+      own_text "$output" > "v$index/own.c"
+      [ -s "v$index/own.c" ] || fail "no line marker for $INPUT in $output"
+      "$FILECHECK" --check-prefix="$prefix" --input-file="v$index/own.c" "$INPUT" ||
+        fail "FileCheck --check-prefix=$prefix on $WORK/$output"
+    else
+      for generated in "v$index"/*.c3.i; do
+        "$CLANG" -c -Wall -Wextra -Werror "$generated" -o "${generated%.i}.o" ||
+          fail "the code generated with '$args' does not compile cleanly: $WORK/$generated"
+      done
+    fi
+  done
+  ;;
+diagnose)
+  for index in "${!VARIANTS[@]}"; do
+    read -r prefix args <<< "${VARIANTS[$index]}"
+    # shellcheck disable=SC2086
+    precompile "$index" $args
+    status=$?
+    [ "$status" = 1 ] || { cat "v$index/stderr" >&2; fail "c3-precompile exited $status, expected 1"; }
+    "$FILECHECK" --strict-whitespace --check-prefix="$prefix" --input-file="v$index/stderr" \
+      "$INPUT" || fail "FileCheck --check-prefix=$prefix on $WORK/v$index/stderr"
+  done
+  ;;
+run)
+  [ -n "$C3CC" ] || fail "run mode needs c3cc"
+  sources=("$INPUT")
+  for other in "${COMPANIONS[@]}"; do sources+=("$SRC_DIR/$other"); done
+  "$CLANG" -O1 -w -o plain "${sources[@]}" || fail "plain build failed"
+  "$C3CC" -O1 -Wall -Wextra -Werror -o c3prog "${sources[@]}" || fail "c3cc build failed"
+  ./plain > expected || fail "the plain build exited $?"
+  export C3_CKPT_DIR=$WORK/ckpt
+  ./c3prog > out 2> err || { cat err >&2; fail "the c3 build exited $?"; }
+  cmp -s out expected || { diff expected out >&2; fail "uninterrupted c3 run differs"; }
+  mapfile -t FAULTS < <(directive C3-RUN)
+  for fault in "${FAULTS[@]}"; do
+    rm -rf "$C3_CKPT_DIR"
+    C3_FAULT=$fault ./c3prog > out 2> err1
+    status=$?
+    [ "$status" = 137 ] || { cat err1 >&2; fail "C3_FAULT=$fault: exit $status, expected 137"; }
+    C3_RESTART=latest ./c3prog >> out 2> err2 || { cat err2 >&2; fail "restart after $fault failed"; }
+    cmp -s out expected || { diff expected out >&2; fail "killed at $fault and restarted: output differs"; }
+  done
+  ;;
+*) fail "unknown mode" ;;
+esac
+echo "PASS [$MODE $NAME]"
