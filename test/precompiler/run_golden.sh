@@ -79,7 +79,8 @@ golden | compile)
     if [ "$MODE" = golden ]; then
       own_text "$output" > "v$index/own.c"
       [ -s "v$index/own.c" ] || fail "no line marker for $INPUT in $output"
-      "$FILECHECK" --check-prefix="$prefix" --input-file="v$index/own.c" "$INPUT" ||
+      "$FILECHECK" --match-full-lines --check-prefix="$prefix" --input-file="v$index/own.c" \
+        "$INPUT" ||
         fail "FileCheck --check-prefix=$prefix on $WORK/$output"
     else
       for generated in "v$index"/*.c3.i; do
@@ -113,10 +114,12 @@ run)
   mapfile -t FAULTS < <(directive C3-RUN)
   for fault in "${FAULTS[@]}"; do
     rm -rf "$C3_CKPT_DIR"
-    C3_FAULT=$fault ./c3prog > out 2> err1
+    # (The braces' stderr takes bash's notice of the intended SIGKILL.)
+    { C3_FAULT=$fault ./c3prog > out 2> err1; } 2> /dev/null
     status=$?
     [ "$status" = 137 ] || { cat err1 >&2; fail "C3_FAULT=$fault: exit $status, expected 137"; }
     C3_RESTART=latest ./c3prog >> out 2> err2 || { cat err2 >&2; fail "restart after $fault failed"; }
+    grep -q '^c3: restarting from checkpoint' err2 || { cat err2 >&2; fail "no restart after $fault"; }
     cmp -s out expected || { diff expected out >&2; fail "killed at $fault and restarted: output differs"; }
   done
   ;;
