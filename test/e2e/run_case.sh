@@ -1,0 +1,420 @@
+#!/bin/bash
+# End-to-end acceptance tests of c3: a C program built with c3cc is killed at chosen points (or
+# at random) and restarted; its output must equal, byte for byte, that of the same program built
+# with plain `mpicc -O2`. Also the error paths a user meets at this level.
+#
+#   run_case.sh build <work> <c3cc> <mpicc> <source dir> [--src F]... [--arg A]... [--cflag F]...
+#                     [--separate]
+#       builds <work>/ref/<name> (mpicc -O2) and <work>/c3/<name> (one c3cc call); --separate
+#       also builds <work>/c3sep/<name> file by file (c3cc -c, then c3cc *.o). Runs the
+#       reference once to get the expected output. Later actions read everything from <work>.
+#   run_case.sh <action> <work> [options]      see the case statement at the end
+#
+# Every action runs in its own scratch directory <work>/<action>[-<detail>] so tests can run in
+# parallel. Exit status 0 = pass; failures are listed on stdout.
+set -u
+
+ACTION=${1:?action}
+WORK=${2:?work dir}
+shift 2
+WORK=$(cd "$(dirname "$WORK")" && pwd)/$(basename "$WORK")
+# Only what a test sets itself applies.
+unset C3_RESTART C3_FAULT C3_INTERVAL C3_KEEP C3_VERBOSE C3_CKPT_DIR
+
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+finish() {
+  if [ "$failures" -ne 0 ]; then
+    echo "$ACTION: $failures failure(s) (scratch dir $SCRATCH)"
+    exit 1
+  fi
+  echo "$ACTION: ok"
+  exit 0
+}
+die() {
+  echo "ERROR: $*"
+  exit 1
+}
+expect_same() { # expect_same <actual> <expected> <what>
+  if ! cmp -s "$1" "$2"; then
+    fail "$3: output differs from the reference (< reference, > c3)"
+    diff "$2" "$1" | head -20
+  fi
+}
+expect_rc() { # expect_rc <actual> <expected> <what>
+  [ "$1" = "$2" ] || fail "$3: exit status $1, expected $2"
+}
+expect_grep() { # expect_grep <extended regex> <file> <what>
+  grep -qE -- "$1" "$2" || {
+    fail "$3: /$1/ not found in $2:"
+    head -20 "$2"
+  }
+}
+expect_no_grep() {
+  if grep -qE -- "$1" "$2"; then
+    fail "$3: /$1/ found in $2:"
+    grep -E -- "$1" "$2" | head -5
+  fi
+}
+# c3 prints only its own lines on stderr; the test programs print nothing there.
+expect_clean_stderr() { # expect_clean_stderr <file> <what>
+  expect_no_grep '^c3: (error|warning)' "$1" "$2"
+}
+has_committed() { ls "$1"/ckpt.*/COMMITTED > /dev/null 2>&1; }
+newest_committed() { # prints the number of the newest committed checkpoint in dir $1
+  local d n=""
+  for d in "$1"/ckpt.*; do
+    [ -f "$d/COMMITTED" ] && n=$((10#${d##*ckpt.}))
+  done
+  echo "$n"
+}
+
+# ---------------------------------------------------------------------------------------------
+if [ "$ACTION" = build ]; then
+  C3CC=${1:?c3cc} MPICC=${2:?mpicc} SRCDIR=${3:?source dir}
+  shift 3
+  sources=() args=() cflags=() separate=0
+  while [ $# -gt 0 ]; do
+    case $1 in
+    --src) sources+=("$SRCDIR/$2"); shift 2 ;;
+    --arg) args+=("$2"); shift 2 ;;
+    --cflag) cflags+=("$2"); shift 2 ;;
+    --separate) separate=1; shift ;;
+    *) die "build: unknown option $1" ;;
+    esac
+  done
+  [ ${#sources[@]} -gt 0 ] || die "build: no --src"
+  SCRATCH=$WORK
+  rm -rf "$WORK" && mkdir -p "$WORK"/ref "$WORK"/c3 && cd "$WORK" || exit 1
+  name=$(basename "$WORK")
+  printf '%s\n' "$C3CC" > c3cc.path
+  printf '%s\n' "$name" > name
+  : > args
+  for a in ${args[@]+"${args[@]}"}; do printf '%s\n' "$a" >> args; done
+  printf '%s\n' "${sources[@]}" > sources
+  : > cflags
+  for f in ${cflags[@]+"${cflags[@]}"}; do printf '%s\n' "$f" >> cflags; done
+
+  "$MPICC" -O2 -o "ref/$name" "${sources[@]}" ${cflags[@]+"${cflags[@]}"} > build-ref.log 2>&1 ||
+    { cat build-ref.log; die "reference build failed"; }
+  if ! "$C3CC" -O2 -o "c3/$name" "${sources[@]}" ${cflags[@]+"${cflags[@]}"} > build-c3.log 2>&1; then
+    cat build-c3.log
+    fail "c3cc -O2 ${sources[*]##*/} -o $name failed"
+  fi
+  if [ $separate = 1 ]; then
+    mkdir -p c3sep/obj
+    objects=()
+    for s in "${sources[@]}"; do
+      o=c3sep/obj/$(basename "${s%.c}").o
+      if ! "$C3CC" -O2 -c "$s" -o "$o" > build-c3sep.log 2>&1; then
+        cat build-c3sep.log
+        fail "c3cc -O2 -c $(basename "$s") failed"
+      fi
+      objects+=("$o")
+    done
+    if ! "$C3CC" -o "c3sep/$name" "${objects[@]}" ${cflags[@]+"${cflags[@]}"} > link-c3sep.log 2>&1; then
+      cat link-c3sep.log
+      fail "c3cc ${objects[*]##*/} -o $name failed"
+    fi
+  fi
+  [ "$failures" -eq 0 ] || finish
+  mapfile -t run_args < args
+  ./ref/"$name" ${run_args[@]+"${run_args[@]}"} > expected 2> expected.err
+  echo $? > expected.rc
+  [ -s expected ] || fail "the reference printed nothing"
+  # How long the c3 build runs (bounds the random kill delays).
+  mkdir -p timing && cd timing || exit 1
+  start=$(date +%s%N)
+  C3_CKPT_DIR=ckpt ../c3/"$name" ${run_args[@]+"${run_args[@]}"} > out 2> err
+  end=$(date +%s%N)
+  echo $(((end - start) / 1000000)) > ../duration_ms
+  cd .. && rm -rf timing
+  echo "reference exit $(cat expected.rc), $(wc -l < expected) lines; c3 build ran $(cat duration_ms) ms"
+  finish
+fi
+
+# ---------------------------------------------------------------------------------------------
+[ -f "$WORK/name" ] || die "$WORK was not built (run the build action first)"
+NAME=$(cat "$WORK/name")
+C3CC=$(cat "$WORK/c3cc.path")
+mapfile -t ARGS < "$WORK/args"
+EXPECTED=$WORK/expected
+EXPECTED_RC=$(cat "$WORK/expected.rc")
+BIN=c3
+RESTART_MODE=auto
+RESTART_ARGS=("${ARGS[@]+"${ARGS[@]}"}")
+SCRATCH_TAG=""
+positional=()
+while [ $# -gt 0 ]; do
+  case $1 in
+  --bin) BIN=$2; SCRATCH_TAG+="-$2"; shift 2 ;;
+  --restart) RESTART_MODE=$2; shift 2 ;;
+  --restart-no-args) RESTART_ARGS=(); SCRATCH_TAG+="-noargs"; shift ;;
+  --restart-arg) # repeatable: restart with these arguments instead of the original ones
+    [ "$SCRATCH_TAG" = "${SCRATCH_TAG%-otherargs}" ] && RESTART_ARGS=() && SCRATCH_TAG+="-otherargs"
+    RESTART_ARGS+=("$2"); shift 2 ;;
+  --env) export "${2?}"; SCRATCH_TAG+="-${2%%=*}"; shift 2 ;; # for every run of this test
+  *) positional+=("$1"); shift ;;
+  esac
+done
+set -- ${positional[@]+"${positional[@]}"}
+PROG=$WORK/$BIN/$NAME
+[ -x "$PROG" ] || die "no executable $PROG"
+SCRATCH=$WORK/$ACTION${1:+-${1//[:\/]/_}}$SCRATCH_TAG
+rm -rf "$SCRATCH" && mkdir -p "$SCRATCH" && cd "$SCRATCH" || exit 1
+export C3_CKPT_DIR=./ckpt
+
+run() { # run [VAR=value...]: the c3 build with the original arguments
+  env "$@" "$PROG" ${ARGS[@]+"${ARGS[@]}"}
+}
+restart() { # restart [VAR=value...]: C3_RESTART=$RESTART_MODE with the restart arguments
+  env C3_RESTART="$RESTART_MODE" "$@" "$PROG" ${RESTART_ARGS[@]+"${RESTART_ARGS[@]}"}
+}
+# Starts over when the killed run left no committed checkpoint (what a user does: a fresh run
+# cannot continue a half-written output file).
+fresh_if_no_checkpoint() {
+  if ! has_committed ckpt; then : > out; fi
+}
+
+# kill_and_restart <fault> [extra env for the killed run]: leaves out, err.kill, err.restart
+kill_and_restart() {
+  local fault=$1 rc committed
+  shift
+  run C3_FAULT="$fault" "$@" > out 2> err.kill
+  rc=$?
+  if [ "$rc" != 137 ]; then
+    fail "C3_FAULT=$fault: exit status $rc, expected 137 (SIGKILL); did the program reach that point?"
+    tail -5 err.kill
+    return 1
+  fi
+  committed=$(newest_committed ckpt)
+  fresh_if_no_checkpoint
+  restart "$@" >> out 2> err.restart
+  rc=$?
+  expect_rc "$rc" "$EXPECTED_RC" "restart (C3_RESTART=$RESTART_MODE) after C3_FAULT=$fault"
+  if [ -n "$committed" ]; then
+    expect_grep "^c3: restarting from checkpoint $committed " err.restart "restart after $fault uses checkpoint $committed"
+  else
+    expect_no_grep '^c3: restarting' err.restart "no committed checkpoint before $fault: fresh run"
+  fi
+  expect_clean_stderr err.kill "killed run ($fault)"
+  expect_clean_stderr err.restart "restart after $fault"
+  return 0
+}
+
+case $ACTION in
+uninterrupted)
+  # uninterrupted [min checkpoints]: same output and status; checkpoints committed as expected.
+  min=${1:-1}
+  run > out 2> err
+  expect_rc $? "$EXPECTED_RC" "uninterrupted run"
+  expect_same out "$EXPECTED" "uninterrupted run"
+  expect_clean_stderr err "uninterrupted run"
+  n=$(grep -cE '^c3: checkpoint [0-9]+ committed' err)
+  if [ "$min" = 0 ]; then
+    [ "$n" = 0 ] || fail "expected no checkpoint, got $n"
+    [ -e ckpt ] && fail "a program without checkpoints must not create $C3_CKPT_DIR"
+    [ -s err ] && { fail "stderr must stay empty:"; head -5 err; }
+  else
+    [ "$n" -ge "$min" ] || fail "expected at least $min committed checkpoints, got $n"
+  fi
+  echo "$n checkpoints committed"
+  ;;
+
+fault)
+  # fault <C3_FAULT value>: killed there, restarted with C3_RESTART=auto (or --restart), output
+  # appended to the same file.
+  fault=${1:?fault}
+  case $fault in after-commit:*) RESTART_MODE=${RESTART_MODE/auto/latest} ;; esac
+  if kill_and_restart "$fault"; then
+    expect_same out "$EXPECTED" "kill at $fault, restart"
+  fi
+  ;;
+
+twice)
+  # twice <fault 1> <fault 2>: killed, the restart killed again, restarted again.
+  f1=${1:?fault 1} f2=${2:?fault 2}
+  run C3_FAULT="$f1" > out 2> err.kill1
+  expect_rc $? 137 "first run with C3_FAULT=$f1"
+  fresh_if_no_checkpoint
+  restart C3_FAULT="$f2" >> out 2> err.kill2
+  expect_rc $? 137 "restart with C3_FAULT=$f2"
+  fresh_if_no_checkpoint
+  restart >> out 2> err.restart
+  expect_rc $? "$EXPECTED_RC" "second restart"
+  expect_same out "$EXPECTED" "kill at $f1, restart, kill at $f2, restart"
+  for e in err.kill1 err.kill2 err.restart; do expect_clean_stderr $e "$e"; done
+  ;;
+
+random)
+  # random <kills> [seed]: SIGKILL from outside after a random delay, <kills> times, then let it
+  # finish; every start but the first is a C3_RESTART=auto appending to the same file.
+  kills=${1:-3}
+  seed=${2:-$(date +%s%N | tail -c 6)}
+  RANDOM=$seed
+  duration=$(cat "$WORK/duration_ms")
+  [ "$duration" -gt 50 ] || duration=50
+  echo "seed $seed, uninterrupted run $duration ms"
+  : > out
+  : > err
+  attempt=0 rc=1
+  while [ $attempt -lt 20 ]; do
+    attempt=$((attempt + 1))
+    fresh_if_no_checkpoint
+    # env execs the program, so $! is the program's own pid
+    if [ $attempt = 1 ]; then
+      env "$PROG" ${ARGS[@]+"${ARGS[@]}"} >> out 2>> err &
+    else
+      env C3_RESTART="$RESTART_MODE" "$PROG" ${RESTART_ARGS[@]+"${RESTART_ARGS[@]}"} >> out 2>> err &
+    fi
+    pid=$!
+    if [ $attempt -le "$kills" ]; then
+      # a restart has less left to do: shrink the window
+      delay=$(((RANDOM * 32768 + RANDOM) % (duration / attempt + 1)))
+      sleep "$((delay / 1000)).$(printf %03d $((delay % 1000)))"
+      kill -9 "$pid" 2> /dev/null && echo "attempt $attempt: killed after $delay ms (checkpoint $(newest_committed ckpt))"
+    fi
+    wait "$pid"
+    rc=$?
+    [ "$rc" = 137 ] && continue
+    break
+  done
+  expect_rc "$rc" "$EXPECTED_RC" "last of $attempt attempts"
+  expect_same out "$EXPECTED" "after $attempt attempts with random kills"
+  expect_clean_stderr err "random kills"
+  ;;
+
+interval)
+  # interval <seconds> <min checkpoints>: unforced pragmas checkpoint when due; then killed
+  # after the 2nd commit and restarted (with the interval still set).
+  seconds=${1:?seconds} min=${2:-2}
+  run C3_INTERVAL="$seconds" > out 2> err
+  expect_rc $? "$EXPECTED_RC" "run with C3_INTERVAL=$seconds"
+  expect_same out "$EXPECTED" "run with C3_INTERVAL=$seconds"
+  n=$(grep -cE '^c3: checkpoint [0-9]+ committed' err)
+  [ "$n" -ge "$min" ] || fail "C3_INTERVAL=$seconds: $n checkpoints committed, expected at least $min"
+  echo "C3_INTERVAL=$seconds: $n checkpoints committed"
+  rm -rf ckpt
+  RESTART_MODE=latest
+  if kill_and_restart after-commit:2 C3_INTERVAL="$seconds"; then
+    expect_same out "$EXPECTED" "C3_INTERVAL=$seconds, killed after checkpoint 2, restarted"
+    expect_grep '^c3: checkpoint [0-9]+ committed' err.restart "the restart keeps taking checkpoints"
+  fi
+  # Without C3_INTERVAL unforced pragmas take none.
+  rm -rf ckpt
+  run > out 2> err
+  expect_same out "$EXPECTED" "run without C3_INTERVAL"
+  expect_no_grep 'committed' err "unforced pragmas without C3_INTERVAL"
+  ;;
+
+damaged)
+  # damaged <flip|truncate> <checkpoint K>: the newest checkpoint's rank file is damaged; the
+  # restart warns and falls back to K-1; the output still matches.
+  how=${1:?flip or truncate} k=${2:?checkpoint}
+  run C3_FAULT=after-commit:"$k" > out 2> err.kill
+  expect_rc $? 137 "C3_FAULT=after-commit:$k"
+  file=ckpt/ckpt.$(printf %06d "$k")/rank.0.c3
+  [ -f "$file" ] || die "no $file"
+  size=$(stat -c %s "$file")
+  if [ "$how" = flip ]; then
+    # flip one byte in the middle of the file
+    byte=$(od -An -tu1 -j $((size / 2)) -N1 "$file" | tr -d ' ')
+    printf "$(printf '\\%03o' $((byte ^ 0x5a)))" |
+      dd of="$file" bs=1 seek=$((size / 2)) conv=notrunc status=none
+    [ "$(od -An -tu1 -j $((size / 2)) -N1 "$file" | tr -d ' ')" != "$byte" ] || die "byte not flipped"
+  else
+    truncate -s $((size / 2)) "$file"
+  fi
+  RESTART_MODE=latest
+  restart >> out 2> err.restart
+  expect_rc $? "$EXPECTED_RC" "restart with checkpoint $k damaged ($how)"
+  expect_grep "^c3: warning: checkpoint $k is damaged .*falling back to checkpoint $((k - 1))" err.restart "damage warning"
+  expect_grep "^c3: restarting from checkpoint $((k - 1)) " err.restart "restart from the previous checkpoint"
+  expect_same out "$EXPECTED" "restart after damaging checkpoint $k ($how)"
+  ;;
+
+foreign)
+  # A checkpoint of this program, restarted by a rebuilt (changed) executable: refused.
+  run > /dev/null 2> err
+  mapfile -t sources < "$WORK/sources"
+  mapfile -t cflags < "$WORK/cflags"
+  mkdir -p variant
+  cp "${sources[@]}" variant/
+  # the change: one more global in the first file
+  printf '\nconst char e2e_rebuilt_variant[] = "rebuilt";\n' >> "variant/$(basename "${sources[0]}")"
+  variant_sources=()
+  for s in "${sources[@]}"; do variant_sources+=("variant/$(basename "$s")"); done
+  "$C3CC" -O2 -I"$(dirname "${sources[0]}")" -o "variant/$NAME" "${variant_sources[@]}" \
+    ${cflags[@]+"${cflags[@]}"} > build.log 2>&1 || { cat build.log; die "rebuild failed"; }
+  cmp -s "variant/$NAME" "$PROG" && die "the rebuilt executable is identical"
+  C3_RESTART=latest "variant/$NAME" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+  expect_rc $? 2 "restart with another executable's checkpoint"
+  expect_grep '^c3: error: checkpoint [0-9]+ was written by a different executable' err "foreign checkpoint message"
+  [ -s out ] && fail "a foreign checkpoint must not run the program"
+  # auto does not silently start fresh either
+  C3_RESTART=auto "variant/$NAME" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+  expect_rc $? 2 "C3_RESTART=auto with another executable's checkpoint"
+  expect_grep 'different executable' err "foreign checkpoint message (auto)"
+  ;;
+
+no-checkpoint)
+  # C3_RESTART=latest with an empty or missing directory: exit 2 and a message.
+  mkdir empty
+  C3_CKPT_DIR=empty C3_RESTART=latest "$PROG" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+  expect_rc $? 2 "C3_RESTART=latest with an empty directory"
+  expect_grep '^c3: error: no committed checkpoint in empty' err "empty directory message"
+  [ -s out ] && fail "nothing may run without a checkpoint"
+  C3_CKPT_DIR=missing C3_RESTART=latest "$PROG" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+  expect_rc $? 2 "C3_RESTART=latest with a missing directory"
+  expect_grep '^c3: error: no committed checkpoint in missing' err "missing directory message"
+  [ -s out ] && fail "nothing may run without a checkpoint"
+  # an uncommitted checkpoint alone does not count
+  run C3_FAULT=before-commit:1 > /dev/null 2>&1
+  C3_RESTART=latest "$PROG" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+  expect_rc $? 2 "C3_RESTART=latest with only an uncommitted checkpoint"
+  expect_grep '^c3: error: no committed checkpoint in' err "uncommitted-only message"
+  ;;
+
+unwritable)
+  # C3_CKPT_DIR is a regular file (or below one): the program runs on, reports each failure.
+  echo "not a directory" > plainfile
+  for dir in plainfile plainfile/ckpt; do
+    C3_CKPT_DIR=$dir "$PROG" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+    expect_rc $? "$EXPECTED_RC" "C3_CKPT_DIR=$dir"
+    expect_same out "$EXPECTED" "C3_CKPT_DIR=$dir"
+    expect_grep "^c3: error: checkpoint 1 not written: .*$dir" err "C3_CKPT_DIR=$dir failure report"
+    expect_no_grep '^c3: checkpoint [0-9]+ committed' err "C3_CKPT_DIR=$dir"
+    # every attempt is reported, none is silently dropped
+    attempts=$(grep -c "^c3: error: checkpoint 1 not written: .*; no committed checkpoint yet$" err)
+    [ "$attempts" -ge 2 ] || fail "C3_CKPT_DIR=$dir: $attempts failed attempts reported, expected one per forced pragma"
+  done
+  [ "$(cat plainfile)" = "not a directory" ] || fail "the regular file was changed"
+  ;;
+
+bad-env)
+  # Unusable settings: exit 2 before the program runs, the message names the variable.
+  check_bad() { # check_bad VAR value
+    env "$1=$2" "$PROG" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+    expect_rc $? 2 "$1='$2'"
+    expect_grep "^c3: error: $1='$2': " err "$1='$2' message"
+    [ "$(wc -l < err)" = 1 ] || { fail "$1='$2': expected one line on stderr"; cat err; }
+    [ -s out ] && fail "$1='$2': the program must not run"
+    [ -e ckpt ] && fail "$1='$2': nothing may be written"
+  }
+  check_bad C3_INTERVAL abc
+  check_bad C3_INTERVAL -1
+  check_bad C3_KEEP 0
+  check_bad C3_KEEP two
+  check_bad C3_RESTART foo
+  check_bad C3_RESTART -3
+  check_bad C3_FAULT after-commit
+  ;;
+
+*)
+  die "unknown action $ACTION"
+  ;;
+esac
+finish
