@@ -7,14 +7,15 @@
 #                                               with no extra args and prefix CHECK
 #   // C3-WITH: <file>                          another source of the same program (relative to
 #                                               the input's folder), precompiled in the same call
-#   // C3-RUN: <fault>                          run mode: kill at C3_FAULT=<fault>, then restart
+#   // C3-RUN: [<fault>]                        run mode: kill at C3_FAULT=<fault>, then restart
+#                                               (no fault: only the uninterrupted run)
 #
 # usage: run_golden.sh <mode> <input.c> <work dir> <c3-precompile> <FileCheck> <include dir> [c3cc]
 #   golden     precompile each variant and FileCheck the output (from the input's first line on)
 #   compile    clang -c the generated code of each variant with -Wall -Wextra -Werror
 #   diagnose   the precompiler must exit 1; FileCheck its stderr (exact whitespace)
-#   run        build with c3cc; a plain clang build's output must equal the c3 build's, both
-#              uninterrupted and killed at each C3-RUN fault then restarted
+#   run        build with c3cc; a plain clang build's output and exit status must equal the c3
+#              build's, both uninterrupted and killed at each C3-RUN fault then restarted
 set -u
 MODE=$1 INPUT=$2 WORK=$3 PRECOMPILE=$4 FILECHECK=$5 INCLUDE=$6 C3CC=${7:-}
 CLANG=${C3_TEST_CLANG:-clang-14}
@@ -107,18 +108,26 @@ run)
   for other in "${COMPANIONS[@]}"; do sources+=("$SRC_DIR/$other"); done
   "$CLANG" -O1 -w -o plain "${sources[@]}" || fail "plain build failed"
   "$C3CC" -O1 -Wall -Wextra -Werror -o c3prog "${sources[@]}" || fail "c3cc build failed"
-  ./plain > expected || fail "the plain build exited $?"
+  ./plain > expected
+  expected_status=$?
   export C3_CKPT_DIR=$WORK/ckpt
-  ./c3prog > out 2> err || { cat err >&2; fail "the c3 build exited $?"; }
+  ./c3prog > out 2> err
+  status=$?
+  [ "$status" = "$expected_status" ] ||
+    { cat err >&2; fail "the c3 build exited $status, the plain build $expected_status"; }
   cmp -s out expected || { diff expected out >&2; fail "uninterrupted c3 run differs"; }
   mapfile -t FAULTS < <(directive C3-RUN)
   for fault in "${FAULTS[@]}"; do
+    [ -n "$fault" ] || continue  # a bare C3-RUN: only the uninterrupted run
     rm -rf "$C3_CKPT_DIR"
     # (The braces' stderr takes bash's notice of the intended SIGKILL.)
     { C3_FAULT=$fault ./c3prog > out 2> err1; } 2> /dev/null
     status=$?
     [ "$status" = 137 ] || { cat err1 >&2; fail "C3_FAULT=$fault: exit $status, expected 137"; }
-    C3_RESTART=latest ./c3prog >> out 2> err2 || { cat err2 >&2; fail "restart after $fault failed"; }
+    C3_RESTART=latest ./c3prog >> out 2> err2
+    status=$?
+    [ "$status" = "$expected_status" ] ||
+      { cat err2 >&2; fail "restarted after $fault: exit $status, the plain build $expected_status"; }
     grep -q '^c3: restarting from checkpoint' err2 || { cat err2 >&2; fail "no restart after $fault"; }
     cmp -s out expected || { diff expected out >&2; fail "killed at $fault and restarted: output differs"; }
   done

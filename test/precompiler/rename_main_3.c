@@ -1,0 +1,16 @@
+// rename-main, `int main(int argc, char *argv[], char *envp[])`: the wrapper passes all three.
+// The parameters are hoisted like any other (adjusted to pointers).
+//
+// C3-RUN: after-commit:1
+
+int printf(const char *, ...);
+
+// CHECK-LABEL: int __c3_user_main(int argc, char *argv[], char *envp[]) { struct __c3_frame_main { struct __c3_frame h; int argc; char **argv; char **envp; int variables; } __c3_fr; {{.*}} __c3_fr.argc = argc; __c3_fr.argv = argv; __c3_fr.envp = envp;
+// CHECK: int __c3_app_main(int argc, char **argv, char **envp) { (void)argc; (void)argv; (void)envp; return __c3_user_main(argc, argv, envp); }
+int main(int argc, char *argv[], char *envp[]) {
+  int variables = 0;
+  while (envp[variables]) variables++;
+#pragma ccc_checkpoint force
+  printf("%d %s\n", argc, variables > 0 ? "with environment" : "empty environment");
+  return argv[argc] != 0;
+}
