@@ -4,6 +4,7 @@
 #include <boost/archive/binary_iarchive.hpp>
 #include <boost/archive/binary_oarchive.hpp>
 #include <boost/serialization/vector.hpp>
+#include <cstring>
 #include <sstream>
 
 #include "error.hpp"
@@ -20,10 +21,17 @@ ProcessState &process_state() {
   return state;
 }
 
+namespace {
+// Boost reads its own archive header by allocating whatever length the bytes claim; our magic is
+// checked first, so bytes that are not our archive never reach Boost.
+constexpr char kMagic[8] = {'C', '3', 'S', 'T', 'A', 'T', 'E', '1'};
+}  // namespace
+
 std::string encode_persistent_state(const PersistentState &state) {
   std::ostringstream out;
+  out.write(kMagic, sizeof kMagic);
   {
-    boost::archive::binary_oarchive ar(out);
+    boost::archive::binary_oarchive ar(out, boost::archive::no_header);
     ar << state;
   }
   return out.str();
@@ -31,9 +39,12 @@ std::string encode_persistent_state(const PersistentState &state) {
 
 PersistentState decode_persistent_state(const void *data, size_t size, const std::string &path) {
   PersistentState state;
+  if (size < sizeof kMagic || std::memcmp(data, kMagic, sizeof kMagic) != 0)
+    throw CorruptCheckpoint(path + ": section RUNTIME: not a c3 runtime state");
   try {
-    std::istringstream in(std::string(static_cast<const char *>(data), size));
-    boost::archive::binary_iarchive ar(in);
+    std::istringstream in(std::string(static_cast<const char *>(data) + sizeof kMagic,
+                                      size - sizeof kMagic));
+    boost::archive::binary_iarchive ar(in, boost::archive::no_header);
     ar >> state;
   } catch (const boost::archive::archive_exception &e) {
     throw CorruptCheckpoint(path + ": section RUNTIME: " + e.what());
