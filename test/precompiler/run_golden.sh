@@ -2,20 +2,23 @@
 # Golden tests of c3-precompile, in the style of clang-tools-extra's lit tests: every input holds
 # its own FileCheck lines. Directives inside an input (all optional):
 #
-#   // C3-VARIANT: <prefix> [precompiler args]   one precompiler run per line, checked with
-#                                               --check-prefix=<prefix>; without any: one run
-#                                               with no extra args and prefix CHECK
-#   // C3-WITH: <file>                          another source of the same program (relative to
-#                                               the input's folder), precompiled in the same call
+#   // C3-VARIANT: <prefix> [args] [other.c...]  one precompiler run per line, checked with
+#                                               --check-prefix=<prefix>. Words ending in .c name
+#                                               more sources of the program (relative to the
+#                                               input's folder), precompiled in the same call;
+#                                               the rest are precompiler options. Without any
+#                                               variant: one run of the input alone, prefix CHECK
 #   // C3-RUN: [<fault>]                        run mode: kill at C3_FAULT=<fault>, then restart
 #                                               (no fault: only the uninterrupted run)
 #
 # usage: run_golden.sh <mode> <input.c> <work dir> <c3-precompile> <FileCheck> <include dir> [c3cc]
-#   golden     precompile each variant and FileCheck the output (from the input's first line on)
+#   golden     precompile each variant and FileCheck the output, from the input's first line on
+#              (without the embedded c3_abi.h); other sources with <prefix> lines are checked too
 #   compile    clang -c the generated code of each variant with -Wall -Wextra -Werror
 #   diagnose   the precompiler must exit 1; FileCheck its stderr (exact whitespace)
-#   run        build with c3cc; a plain clang build's output and exit status must equal the c3
-#              build's, both uninterrupted and killed at each C3-RUN fault then restarted
+#   run        build the input alone with c3cc; a plain clang build's output and exit status must
+#              equal the c3 build's, both uninterrupted and killed at each C3-RUN fault and
+#              restarted with C3_RESTART=latest
 set -u
 MODE=$1 INPUT=$2 WORK=$3 PRECOMPILE=$4 FILECHECK=$5 INCLUDE=$6 C3CC=${7:-}
 CLANG=${C3_TEST_CLANG:-clang-14}
@@ -34,7 +37,6 @@ cd "$WORK" || exit 1
 # Values of one directive, one per line.
 directive() { sed -n "s|^[[:space:]]*// $1:[[:space:]]*||p" "$INPUT"; }
 
-mapfile -t COMPANIONS < <(directive C3-WITH)
 mapfile -t VARIANTS < <(directive C3-VARIANT)
 [ ${#VARIANTS[@]} -gt 0 ] || VARIANTS=("CHECK")
 
@@ -42,72 +44,84 @@ preprocess() {  # preprocess <source> <output.i>
   "$CLANG" -E -isystem "$INCLUDE" -include c3/c3_abi.h "$1" -o "$2" || fail "clang -E $1 failed"
 }
 
-# precompile <variant index> <extra args...>: writes v<index>/<name>.c3.i and the companions'.
-# Returns the precompiler's exit status; its stderr is in v<index>/stderr.
-precompile() {
-  local index=$1
-  shift
-  local dir=v$index
-  mkdir -p "$dir"
-  local pairs=()
-  preprocess "$INPUT" "$dir/$NAME.i"
-  pairs+=("$dir/$NAME.i" "$dir/$NAME.c3.i")
-  local other
-  for other in "${COMPANIONS[@]}"; do
-    local stem
-    stem=$(basename "$other" .c)
-    preprocess "$SRC_DIR/$other" "$dir/$stem.i"
-    pairs+=("$dir/$stem.i" "$dir/$stem.c3.i")
+# Splits variant <index>: sets PREFIX, OPTIONS (array) and SOURCES (absolute paths, input first).
+parse_variant() {
+  local words word
+  read -r PREFIX words <<< "${VARIANTS[$1]}"
+  OPTIONS=()
+  SOURCES=("$INPUT")
+  for word in $words; do
+    case $word in
+    *.c) SOURCES+=("$SRC_DIR/$word") ;;
+    *) OPTIONS+=("$word") ;;
+    esac
   done
-  "$PRECOMPILE" "$@" "${pairs[@]}" 2> "$dir/stderr"
 }
 
-# The generated code from the input's own first line on: drops the embedded c3_abi.h (the first
-# line marker of the input after the header's).
+# precompile <variant index>: writes v<index>/<stem>.c3.i for every source of the variant.
+# Returns the precompiler's exit status; its stderr is in v<index>/stderr.
+precompile() {
+  local dir=v$1 pairs=() source stem
+  mkdir -p "$dir"
+  for source in "${SOURCES[@]}"; do
+    stem=$(basename "$source" .c)
+    preprocess "$source" "$dir/$stem.i"
+    pairs+=("$dir/$stem.i" "$dir/$stem.c3.i")
+  done
+  "$PRECOMPILE" "${OPTIONS[@]}" "${pairs[@]}" 2> "$dir/stderr"
+}
+
+# own_text <source> <generated>: the generated code from the source's own first line on, without
+# the embedded c3_abi.h (the first line marker of the source after the header's).
 own_text() {
-  awk -v file="$INPUT" 'index($0, "c3/c3_abi.h\"") { abi = 1 }
-                        abi && index($0, "# 1 \"" file "\"") == 1 { on = 1 }
-                        on' "$1"
+  awk -v file="$1" 'index($0, "c3/c3_abi.h\"") { abi = 1 }
+                    abi && index($0, "# 1 \"" file "\"") == 1 { on = 1 }
+                    on' "$2"
+}
+
+# check_output <variant index> <source>: FileCheck the source's generated code.
+check_output() {
+  local dir=v$1 source=$2 stem
+  stem=$(basename "$source" .c)
+  own_text "$source" "$dir/$stem.c3.i" > "$dir/$stem.own.c"
+  [ -s "$dir/$stem.own.c" ] || fail "no line marker for $source in $dir/$stem.c3.i"
+  "$FILECHECK" --match-full-lines --check-prefix="$PREFIX" --input-file="$dir/$stem.own.c" \
+    "$source" || fail "FileCheck --check-prefix=$PREFIX on $WORK/$dir/$stem.own.c"
 }
 
 case $MODE in
 golden | compile)
   for index in "${!VARIANTS[@]}"; do
-    read -r prefix args <<< "${VARIANTS[$index]}"
-    # shellcheck disable=SC2086  # args are words
-    precompile "$index" $args || { cat "v$index/stderr" >&2; fail "c3-precompile $args failed"; }
-    output=v$index/$NAME.c3.i
+    parse_variant "$index"
+    precompile "$index" ||
+      { cat "v$index/stderr" >&2; fail "c3-precompile ${OPTIONS[*]} failed (variant $PREFIX)"; }
     if [ "$MODE" = golden ]; then
-      own_text "$output" > "v$index/own.c"
-      [ -s "v$index/own.c" ] || fail "no line marker for $INPUT in $output"
-      "$FILECHECK" --match-full-lines --check-prefix="$prefix" --input-file="v$index/own.c" \
-        "$INPUT" ||
-        fail "FileCheck --check-prefix=$prefix on $WORK/$output"
+      check_output "$index" "$INPUT"
+      for source in "${SOURCES[@]:1}"; do
+        if grep -q "// $PREFIX[-A-Z]*:" "$source"; then check_output "$index" "$source"; fi
+      done
     else
       for generated in "v$index"/*.c3.i; do
         "$CLANG" -c -Wall -Wextra -Werror "$generated" -o "${generated%.i}.o" ||
-          fail "the code generated with '$args' does not compile cleanly: $WORK/$generated"
+          fail "the code generated for variant $PREFIX does not compile cleanly: $WORK/$generated"
       done
     fi
   done
   ;;
 diagnose)
   for index in "${!VARIANTS[@]}"; do
-    read -r prefix args <<< "${VARIANTS[$index]}"
-    # shellcheck disable=SC2086
-    precompile "$index" $args
+    parse_variant "$index"
+    precompile "$index"
     status=$?
     [ "$status" = 1 ] || { cat "v$index/stderr" >&2; fail "c3-precompile exited $status, expected 1"; }
-    "$FILECHECK" --strict-whitespace --check-prefix="$prefix" --input-file="v$index/stderr" \
-      "$INPUT" || fail "FileCheck --check-prefix=$prefix on $WORK/v$index/stderr"
+    "$FILECHECK" --strict-whitespace --check-prefix="$PREFIX" --input-file="v$index/stderr" \
+      "$INPUT" || fail "FileCheck --check-prefix=$PREFIX on $WORK/v$index/stderr"
   done
   ;;
 run)
   [ -n "$C3CC" ] || fail "run mode needs c3cc"
-  sources=("$INPUT")
-  for other in "${COMPANIONS[@]}"; do sources+=("$SRC_DIR/$other"); done
-  "$CLANG" -O1 -w -o plain "${sources[@]}" || fail "plain build failed"
-  "$C3CC" -O1 -Wall -Wextra -Werror -o c3prog "${sources[@]}" || fail "c3cc build failed"
+  "$CLANG" -O1 -w -o plain "$INPUT" || fail "plain build failed"
+  "$C3CC" -O1 -Wall -Wextra -Werror -o c3prog "$INPUT" || fail "c3cc build failed"
   ./plain > expected
   expected_status=$?
   export C3_CKPT_DIR=$WORK/ckpt
@@ -132,6 +146,6 @@ run)
     cmp -s out expected || { diff expected out >&2; fail "killed at $fault and restarted: output differs"; }
   done
   ;;
-*) fail "unknown mode" ;;
+*) fail "unknown mode '$MODE'" ;;
 esac
 echo "PASS [$MODE $NAME]"
