@@ -1,7 +1,8 @@
 // Rejects, in functions that can reach a checkpoint, what c3 cannot re-enter: variable-length
 // arrays and alloca (frames must have a fixed layout), setjmp/longjmp (they bypass the frame
-// chain), computed goto, variadic functions, and types declared inside the function (the frame
-// record is declared before them).
+// chain), computed goto, variadic functions, and variables whose type is declared inside the
+// function (the frame
+// record is declared before them) when a variable has such a type.
 #include "Diagnostics.h"
 #include "Pass.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -21,6 +22,7 @@ class UnsupportedFinder : public RecursiveASTVisitor<UnsupportedFinder> {
   UnsupportedFinder(PassContext &PC, const FunctionDecl *FD) : PC(PC), Function(FD) {}
 
   bool VisitVarDecl(VarDecl *VD) {
+    VisitVarDeclType(VD);
     if (VD->getType()->isVariablyModifiedType())
       reportError(PC.diags(), VD->getLocation(),
                   "variable-length array '" + VD->getNameAsString() + "' in function '" +
@@ -56,23 +58,39 @@ class UnsupportedFinder : public RecursiveASTVisitor<UnsupportedFinder> {
     return true;
   }
 
-  bool VisitTagDecl(TagDecl *TD) {
-    if (TD->getDeclContext()->isFunctionOrMethod()) localType(TD, "type");
-    return true;
-  }
-  bool VisitTypedefNameDecl(TypedefNameDecl *TD) {
-    if (TD->getDeclContext()->isFunctionOrMethod()) localType(TD, "typedef");
+  // Local types are fine unless a variable that moves into the frame record needs them: the
+  // record is declared before them.
+  bool VisitVarDeclType(VarDecl *VD) {
+    if (!VD->hasLocalStorage()) return true;
+    if (const NamedDecl *Local = localTypeIn(VD->getType()))
+      reportError(PC.diags(), VD->getLocation(),
+                  "variable '" + VD->getNameAsString() + "' has a type declared inside function '" +
+                      Function->getNameAsString() + "', which can reach a checkpoint",
+                  "move the declaration of " +
+                      (Local->getName().empty() ? std::string("its type")
+                                                : "'" + Local->getNameAsString() + "'") +
+                      " to file scope");
     return true;
   }
 
  private:
-  void localType(NamedDecl *D, const char *What) {
-    std::string Name = D->getNameAsString();
-    reportError(PC.diags(), D->getLocation(),
-                std::string("local ") + What + (Name.empty() ? "" : " '" + Name + "'") +
-                    " declared in function '" + Function->getNameAsString() +
-                    "', which can reach a checkpoint",
-                "move the declaration to file scope");
+  static bool isLocal(const Decl *D) { return D->getDeclContext()->isFunctionOrMethod(); }
+
+  // The first function-local tag or typedef that T is built from, if any.
+  static const NamedDecl *localTypeIn(QualType T) {
+    while (true) {
+      if (const auto *TT = T->getAs<TypedefType>())
+        if (isLocal(TT->getDecl())) return TT->getDecl();
+      if (const auto *Tag = T->getAsTagDecl())
+        if (isLocal(Tag)) return Tag;
+      if (const auto *P = T->getAs<PointerType>()) {
+        T = P->getPointeeType();
+      } else if (const auto *A = T->getAsArrayTypeUnsafe()) {
+        T = A->getElementType();
+      } else {
+        return nullptr;
+      }
+    }
   }
 
   PassContext &PC;

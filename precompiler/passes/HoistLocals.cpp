@@ -89,7 +89,10 @@ class HoistLocalsPass : public Pass {
       if (It != Member.end()) Splice.replaceExpr(Ref, "__c3_fr." + It->second);
     }
     // Declarations become assignments (a comma expression, so they also work as a for-init).
-    for (const DeclStmt *DS : Collector.DeclStmts) {
+    // Innermost first: a declaration inside a statement expression in an initializer must be
+    // rewritten before the initializer is printed.
+    for (auto It = Collector.DeclStmts.rbegin(); It != Collector.DeclStmts.rend(); ++It) {
+      const DeclStmt *DS = *It;
       std::vector<std::string> Assignments;
       bool AllHoisted = true;
       for (const Decl *D : DS->decls()) {

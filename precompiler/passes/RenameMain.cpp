@@ -33,6 +33,9 @@ class RenameMainPass : public Pass {
       if (FD->doesThisDeclarationHaveABody()) Main = FD;
     }
     if (!Main) return;
+    // C gives main an implicit `return 0`; the renamed function is an ordinary one.
+    if (Main->getReturnType()->isIntegerType())
+      PC.Rewrite.InsertTextAfter(cast<CompoundStmt>(Main->getBody())->getRBracLoc(), "return 0; ");
     MainReferences Refs;
     Refs.TraverseDecl(PC.Ctx.getTranslationUnitDecl());
     for (const DeclRefExpr *Ref : Refs.Refs)

@@ -170,6 +170,9 @@ class FunctionSplitter {
   }
 
   std::string lowerOperands(const Stmt *S, Lowered &L) {
+    // The printer walks the written (syntactic) form of initializer lists: lower that one.
+    if (const auto *ILE = dyn_cast<InitListExpr>(S))
+      if (ILE->getSyntacticForm()) S = ILE->getSyntacticForm();
     Splicer Local(PC.Source);
     for (const Stmt *Child : S->children()) {
       const auto *ChildExpr = dyn_cast_or_null<Expr>(Child);
