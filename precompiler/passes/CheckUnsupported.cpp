@@ -1,8 +1,7 @@
 // Rejects, in functions that can reach a checkpoint, what c3 cannot re-enter: variable-length
 // arrays and alloca (frames must have a fixed layout), setjmp/longjmp (they bypass the frame
 // chain), computed goto, variadic functions, and variables whose type is declared inside the
-// function (the frame
-// record is declared before them) when a variable has such a type.
+// function (the frame record is declared before such types).
 #include "Diagnostics.h"
 #include "Pass.h"
 #include "clang/AST/RecursiveASTVisitor.h"
