@@ -24,7 +24,8 @@ def describe(record):
     kills = ",".join(record["kills"]) or "-"
     text = (f"seed {record['seed']}: {record['verdict'].upper()} {record['opt']} "
             f"pragmas={record['pragmas']} (forced {record['forced']}) visits={record.get('visits')} "
-            f"committed={record['committed']} kills={kills} runs={record['runs']} "
+            f"committed={record['committed']} frames={record.get('max_frames', 0)} "
+            f"kills={kills} runs={record['runs']} "
             f"{record['seconds']}s")
     if record["reason"]:
         text += f" -- {record['reason']}"
