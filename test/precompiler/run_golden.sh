@@ -10,6 +10,8 @@
 #                                               variant: one run of the input alone, prefix CHECK
 #   // C3-RUN: [<fault>]                        run mode: kill at C3_FAULT=<fault>, then restart
 #                                               (no fault: only the uninterrupted run)
+#   // C3-RUN-STDERR: <text>                    run mode: the uninterrupted c3 run's stderr
+#                                               holds this line
 #
 # usage: run_golden.sh <mode> <input.c> <work dir> <c3-precompile> <FileCheck> <include dir> [c3cc]
 #   golden     precompile each variant and FileCheck the output, from the input's first line on
@@ -130,6 +132,9 @@ run)
   [ "$status" = "$expected_status" ] ||
     { cat err >&2; fail "the c3 build exited $status, the plain build $expected_status"; }
   cmp -s out expected || { diff expected out >&2; fail "uninterrupted c3 run differs"; }
+  while IFS= read -r line; do
+    grep -qxF -- "$line" err || { cat err >&2; fail "the c3 run's stderr lacks: $line"; }
+  done < <(directive C3-RUN-STDERR)
   mapfile -t FAULTS < <(directive C3-RUN)
   for fault in "${FAULTS[@]}"; do
     [ -n "$fault" ] || continue  # a bare C3-RUN: only the uninterrupted run
