@@ -76,12 +76,14 @@ newest_committed() { # prints the number of the newest committed checkpoint in d
 if [ "$ACTION" = build ]; then
   C3CC=${1:?c3cc} MPICC=${2:?mpicc} SRCDIR=${3:?source dir}
   shift 3
-  sources=() args=() cflags=() separate=0
+  sources=() args=() cflags=() envs=() separate=0 stdin=/dev/null
   while [ $# -gt 0 ]; do
     case $1 in
     --src) sources+=("$SRCDIR/$2"); shift 2 ;;
     --arg) args+=("$2"); shift 2 ;;
     --cflag) cflags+=("$2"); shift 2 ;;
+    --env) envs+=("$2"); shift 2 ;;
+    --stdin) stdin=$SRCDIR/$2; shift 2 ;;
     --separate) separate=1; shift ;;
     *) die "build: unknown option $1" ;;
     esac
@@ -95,6 +97,9 @@ if [ "$ACTION" = build ]; then
   : > args
   for a in ${args[@]+"${args[@]}"}; do printf '%s\n' "$a" >> args; done
   printf '%s\n' "${sources[@]}" > sources
+  : > env
+  for e in ${envs[@]+"${envs[@]}"}; do printf '%s\n' "$e" >> env; done
+  printf '%s\n' "$stdin" > stdin
   : > cflags
   for f in ${cflags[@]+"${cflags[@]}"}; do printf '%s\n' "$f" >> cflags; done
 
@@ -122,13 +127,13 @@ if [ "$ACTION" = build ]; then
   fi
   [ "$failures" -eq 0 ] || finish
   mapfile -t run_args < args
-  ./ref/"$name" ${run_args[@]+"${run_args[@]}"} > expected 2> expected.err
+  env ${envs[@]+"${envs[@]}"} ./ref/"$name" ${run_args[@]+"${run_args[@]}"} < "$stdin" > expected 2> expected.err
   echo $? > expected.rc
   [ -s expected ] || fail "the reference printed nothing"
   # How long the c3 build runs (bounds the random kill delays).
   mkdir -p timing && cd timing || exit 1
   start=$(date +%s%N)
-  C3_CKPT_DIR=ckpt ../c3/"$name" ${run_args[@]+"${run_args[@]}"} > out 2> err
+  env ${envs[@]+"${envs[@]}"} C3_CKPT_DIR=ckpt ../c3/"$name" ${run_args[@]+"${run_args[@]}"} < "$stdin" > out 2> err
   end=$(date +%s%N)
   echo $(((end - start) / 1000000)) > ../duration_ms
   cd .. && rm -rf timing
@@ -142,6 +147,8 @@ NAME=$(cat "$WORK/name")
 C3CC=$(cat "$WORK/c3cc.path")
 mapfile -t ARGS < "$WORK/args"
 EXPECTED=$WORK/expected
+IN=$(cat "$WORK/stdin") # every run opens it afresh
+while read -r e; do export "${e?}"; done < "$WORK/env"
 EXPECTED_RC=$(cat "$WORK/expected.rc")
 BIN=c3
 RESTART_MODE=auto
@@ -168,10 +175,10 @@ rm -rf "$SCRATCH" && mkdir -p "$SCRATCH" && cd "$SCRATCH" || exit 1
 export C3_CKPT_DIR=./ckpt
 
 run() { # run [VAR=value...]: the c3 build with the original arguments
-  env "$@" "$PROG" ${ARGS[@]+"${ARGS[@]}"}
+  env "$@" "$PROG" ${ARGS[@]+"${ARGS[@]}"} < "$IN"
 }
 restart() { # restart [VAR=value...]: C3_RESTART=$RESTART_MODE with the restart arguments
-  env C3_RESTART="$RESTART_MODE" "$@" "$PROG" ${RESTART_ARGS[@]+"${RESTART_ARGS[@]}"}
+  env C3_RESTART="$RESTART_MODE" "$@" "$PROG" ${RESTART_ARGS[@]+"${RESTART_ARGS[@]}"} < "$IN"
 }
 # Starts over when the killed run left no committed checkpoint (what a user does: a fresh run
 # cannot continue a half-written output file).
@@ -266,9 +273,9 @@ random)
     fresh_if_no_checkpoint
     # env execs the program, so $! is the program's own pid
     if [ $attempt = 1 ]; then
-      env "$PROG" ${ARGS[@]+"${ARGS[@]}"} >> out 2>> err &
+      env "$PROG" ${ARGS[@]+"${ARGS[@]}"} < "$IN" >> out 2>> err &
     else
-      env C3_RESTART="$RESTART_MODE" "$PROG" ${RESTART_ARGS[@]+"${RESTART_ARGS[@]}"} >> out 2>> err &
+      env C3_RESTART="$RESTART_MODE" "$PROG" ${RESTART_ARGS[@]+"${RESTART_ARGS[@]}"} < "$IN" >> out 2>> err &
     fi
     pid=$!
     if [ $attempt -le "$kills" ]; then
@@ -350,12 +357,12 @@ foreign)
   "$C3CC" -O2 -I"$(dirname "${sources[0]}")" -o "variant/$NAME" "${variant_sources[@]}" \
     ${cflags[@]+"${cflags[@]}"} > build.log 2>&1 || { cat build.log; die "rebuild failed"; }
   cmp -s "variant/$NAME" "$PROG" && die "the rebuilt executable is identical"
-  C3_RESTART=latest "variant/$NAME" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+  C3_RESTART=latest "variant/$NAME" ${ARGS[@]+"${ARGS[@]}"} < "$IN" > out 2> err
   expect_rc $? 2 "restart with another executable's checkpoint"
   expect_grep '^c3: error: checkpoint [0-9]+ was written by a different executable' err "foreign checkpoint message"
   [ -s out ] && fail "a foreign checkpoint must not run the program"
   # auto does not silently start fresh either
-  C3_RESTART=auto "variant/$NAME" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+  C3_RESTART=auto "variant/$NAME" ${ARGS[@]+"${ARGS[@]}"} < "$IN" > out 2> err
   expect_rc $? 2 "C3_RESTART=auto with another executable's checkpoint"
   expect_grep 'different executable' err "foreign checkpoint message (auto)"
   ;;
@@ -363,17 +370,17 @@ foreign)
 no-checkpoint)
   # C3_RESTART=latest with an empty or missing directory: exit 2 and a message.
   mkdir empty
-  C3_CKPT_DIR=empty C3_RESTART=latest "$PROG" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+  C3_CKPT_DIR=empty C3_RESTART=latest "$PROG" ${ARGS[@]+"${ARGS[@]}"} < "$IN" > out 2> err
   expect_rc $? 2 "C3_RESTART=latest with an empty directory"
   expect_grep '^c3: error: no committed checkpoint in empty' err "empty directory message"
   [ -s out ] && fail "nothing may run without a checkpoint"
-  C3_CKPT_DIR=missing C3_RESTART=latest "$PROG" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+  C3_CKPT_DIR=missing C3_RESTART=latest "$PROG" ${ARGS[@]+"${ARGS[@]}"} < "$IN" > out 2> err
   expect_rc $? 2 "C3_RESTART=latest with a missing directory"
   expect_grep '^c3: error: no committed checkpoint in missing' err "missing directory message"
   [ -s out ] && fail "nothing may run without a checkpoint"
   # an uncommitted checkpoint alone does not count
   run C3_FAULT=before-commit:1 > /dev/null 2>&1
-  C3_RESTART=latest "$PROG" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+  C3_RESTART=latest "$PROG" ${ARGS[@]+"${ARGS[@]}"} < "$IN" > out 2> err
   expect_rc $? 2 "C3_RESTART=latest with only an uncommitted checkpoint"
   expect_grep '^c3: error: no committed checkpoint in' err "uncommitted-only message"
   ;;
@@ -382,7 +389,7 @@ unwritable)
   # C3_CKPT_DIR is a regular file (or below one): the program runs on, reports each failure.
   echo "not a directory" > plainfile
   for dir in plainfile plainfile/ckpt; do
-    C3_CKPT_DIR=$dir "$PROG" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+    C3_CKPT_DIR=$dir "$PROG" ${ARGS[@]+"${ARGS[@]}"} < "$IN" > out 2> err
     expect_rc $? "$EXPECTED_RC" "C3_CKPT_DIR=$dir"
     expect_same out "$EXPECTED" "C3_CKPT_DIR=$dir"
     expect_grep "^c3: error: checkpoint 1 not written: .*$dir" err "C3_CKPT_DIR=$dir failure report"
@@ -397,7 +404,7 @@ unwritable)
 bad-env)
   # Unusable settings: exit 2 before the program runs, the message names the variable.
   check_bad() { # check_bad VAR value
-    env "$1=$2" "$PROG" ${ARGS[@]+"${ARGS[@]}"} > out 2> err
+    env "$1=$2" "$PROG" ${ARGS[@]+"${ARGS[@]}"} < "$IN" > out 2> err
     expect_rc $? 2 "$1='$2'"
     expect_grep "^c3: error: $1='$2': " err "$1='$2' message"
     [ "$(wc -l < err)" = 1 ] || { fail "$1='$2': expected one line on stderr"; cat err; }
