@@ -7,7 +7,8 @@ int printf(const char *, ...);
 
 // CHECK-LABEL: int __c3_user_main(void) { struct __c3_frame_main {{.*}}
 // CHECK: { __c3_top = __c3_fr.h.prev; return 3; }
-// CHECK-NEXT: __c3_top = __c3_fr.h.prev; }
+// C99 gives main an implicit `return 0;`, the renamed main gets it spelled out.
+// CHECK-NEXT: __c3_top = __c3_fr.h.prev; return 0; }
 // CHECK-EMPTY:
 // CHECK-NEXT: int __c3_app_main(int argc, char **argv, char **envp) { (void)argc; (void)argv; (void)envp; return __c3_user_main(); }
 // CHECK-NOT: {{.*}}main({{.*}}

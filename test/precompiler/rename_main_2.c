@@ -13,7 +13,7 @@ int main(int, char **);
 // CHECK-NEXT: if (argc > 1) return __c3_user_main(argc - 1, argv);
 // CHECK-NEXT: printf("%s %d\n", argv[0] ? "named" : "unnamed", argc);
 // CHECK-NEXT: return 0;
-// CHECK-NEXT: }
+// CHECK-NEXT: return 0; }
 // CHECK: int __c3_app_main(int argc, char **argv, char **envp) { (void)argc; (void)argv; (void)envp; return __c3_user_main(argc, argv); }
 int main(int argc, char **argv) {
   if (argc > 1) return main(argc - 1, argv);

@@ -1,7 +1,7 @@
 // split-calls in nested braced initializers: every reaching call is evaluated once, into a
 // temporary, and the initializer uses the temporaries (see precompiler-bugs.md, golden-3).
 //
-// C3-RUN: after-commit:2
+// C3-RUN: after-commit:1
 
 int printf(const char *, ...);
 
