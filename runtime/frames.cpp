@@ -10,7 +10,7 @@
 extern "C" {
 struct __c3_frame *__c3_top = nullptr;
 int __c3_restoring = 0;
-int __c3_call_expected = 0;
+__c3_function __c3_call_expected = nullptr;
 }
 
 namespace c3::frames {
@@ -64,8 +64,9 @@ std::vector<const __c3_frame *> active_chain(const char *where) {
   if (chain.empty())
     throw CheckpointRefused(std::string("checkpoint at ") + where +
                             " has no instrumented function on the stack; no checkpoint taken");
-  // Every frame but the outermost must have been entered from a call site c3 can re-issue.
-  for (size_t i = 0; i + 1 < chain.size(); ++i) {
+  // Every frame must have been entered from a call site c3 can re-issue (the outermost one from
+  // the generated __c3_app_main, which calls the user's main).
+  for (size_t i = 0; i < chain.size(); ++i) {
     if (!chain[i]->entered_by_replayable_call)
       throw CheckpointRefused(std::string("checkpoint at ") + where +
                               " is reached through a call c3 cannot re-enter (into '" +

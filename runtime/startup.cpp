@@ -25,7 +25,6 @@ int g_status;
 // Runs on the fixed stack. Fresh and restarted runs take exactly this path, so __c3_app_main is
 // entered at the same stack pointer and every replayed frame lands at its saved address.
 void run_app() {
-  __c3_call_expected = 1;
   g_status = __c3_app_main(g_argc, g_argv, g_envp);
 }
 

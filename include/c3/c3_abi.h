@@ -20,13 +20,17 @@ struct __c3_frame {
   unsigned int site;       /* call site active in this frame (0 = none yet) */
   unsigned int size;       /* sizeof the whole record */
   const char *function;    /* for diagnostics */
-  int entered_by_replayable_call; /* 0: called from code c3 cannot re-enter (e.g. qsort) */
+  int entered_by_replayable_call; /* 0: entered from code c3 cannot re-enter (e.g. qsort) */
   int reserved;
 };
 
 extern struct __c3_frame *__c3_top;  /* innermost instrumented frame */
 extern int __c3_restoring;           /* non-zero while the call chain is being replayed */
-extern int __c3_call_expected;       /* set right before an instrumented call site's call */
+/* A call site stores the function it is about to call; the callee compares it with its own
+ * address. A function entered any other way (a callback from a library, a call from code not
+ * compiled by c3cc) sees a mismatch, and a checkpoint beneath it is refused. */
+typedef void (*__c3_function)(void);
+extern __c3_function __c3_call_expected;
 
 /* Restore mode, at function entry: copy the saved record of this frame back (verifies address
  * and size; aborts with a clear message when the replay diverged). */

@@ -40,6 +40,17 @@ class ReentryDispatchPass : public Pass {
     return Call && PC.isReachingCall(Call) ? Call : nullptr;
   }
 
+  // rename-main runs in the same stage: generated text must already use main's new name.
+  static std::string ownName(const FunctionDecl *FD) {
+    return FD->isMain() ? "__c3_user_main" : FD->getNameAsString();
+  }
+
+  // The callee as written (side-effect free after split-calls), evaluated once more for the flag.
+  static std::string calleeText(PassContext &PC, const CallExpr *Call) {
+    if (const FunctionDecl *Direct = Call->getDirectCallee()) return ownName(Direct);
+    return PC.Source.text(Call->getCallee());
+  }
+
   void instrument(PassContext &PC, FunctionDecl *FD) {
     const auto *Body = cast<CompoundStmt>(FD->getBody());
     Rewriter &R = PC.Rewrite;
@@ -55,7 +66,7 @@ class ReentryDispatchPass : public Pass {
         Dispatch += " case " + std::to_string(Id) + ": goto " + Label + ";";
         bool IsPragma = Call->getDirectCallee() && isCheckpointSite(Call->getDirectCallee());
         std::string Before = "__c3_fr.h.site = " + std::to_string(Id) + "; " + Label + ": " +
-                             (IsPragma ? "" : "__c3_call_expected = 1; ");
+                             (IsPragma ? "" : "__c3_call_expected = (__c3_function)(" + calleeText(PC, Call) + "); ");
         if (!InBlock) Before = "{ " + Before;
         R.InsertTextBefore(S->getBeginLoc(), Before);
         if (!InBlock) R.InsertTextAfter(Src.location(Src.fullEnd(S)), " }");
@@ -95,7 +106,8 @@ class ReentryDispatchPass : public Pass {
     std::string Entry =
         " __c3_fr.h.prev = __c3_top; __c3_fr.h.site = 0; __c3_fr.h.size = sizeof __c3_fr;"
         " __c3_fr.h.function = \"" + FD->getNameAsString() + "\";"
-        " __c3_fr.h.entered_by_replayable_call = __c3_call_expected; __c3_call_expected = 0;"
+        " __c3_fr.h.entered_by_replayable_call = __c3_call_expected == (__c3_function)" + ownName(FD) + ";"
+        " __c3_call_expected = 0;"
         " __c3_top = &__c3_fr.h;"
         " if (__builtin_expect(__c3_restoring, 0)) { __c3_frame_restore(&__c3_fr.h);"
         " switch (__c3_fr.h.site) {" + Dispatch + " default: __c3_bad_site(&__c3_fr.h); } }";

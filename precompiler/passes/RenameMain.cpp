@@ -55,7 +55,8 @@ class RenameMainPass : public Pass {
     bool ReturnsVoid = Main->getReturnType()->isVoidType();
     std::string Wrapper =
         "\nint __c3_app_main(int argc, char **argv, char **envp) { (void)argc; (void)argv;"
-        " (void)envp; " + (ReturnsVoid ? Call + "; return 0;" : "return " + Call + ";") + " }\n";
+        " (void)envp; __c3_call_expected = (__c3_function)__c3_user_main; " +
+        (ReturnsVoid ? Call + "; return 0;" : "return " + Call + ";") + " }\n";
     const SourceManager &SM = PC.Ctx.getSourceManager();
     PC.Rewrite.InsertTextAfter(SM.getLocForEndOfFile(SM.getMainFileID()), Wrapper);
   }

@@ -101,9 +101,12 @@ TEST_CASE("frames: a frame entered from non-c3 code refuses the checkpoint") {
           "checkpoint at f.c:12 is reached through a call c3 cannot re-enter (into 'mid' from "
           "code not compiled by c3cc, e.g. a qsort callback); no checkpoint taken");
   }
-  // The outermost frame is exempt.
+  // The outermost frame too: it must have been entered from __c3_app_main (an uninstrumented
+  // main calling qsort with an instrumented callback leaves the callback outermost).
   c.mid->h.entered_by_replayable_call = 1;
   c.outer->h.entered_by_replayable_call = 0;
+  CHECK_THROWS_AS(frames::active_chain("f.c:12"), frames::CheckpointRefused);
+  c.outer->h.entered_by_replayable_call = 1;
   CHECK(frames::active_chain("f.c:12").size() == 3);
   __c3_top = nullptr;
 }

@@ -31,7 +31,7 @@ static int cmp(const void *a, const void *b) {
   __c3_fr.h.site = 0;
   __c3_fr.h.size = sizeof __c3_fr;
   __c3_fr.h.function = "cmp";
-  __c3_fr.h.entered_by_replayable_call = __c3_call_expected;
+  __c3_fr.h.entered_by_replayable_call = __c3_call_expected == (__c3_function)cmp;
   __c3_call_expected = 0;
   __c3_top = &__c3_fr.h;
   if (__c3_restoring) {
@@ -71,7 +71,7 @@ static int __c3_user_main(void) {
   __c3_fr.h.site = 0;
   __c3_fr.h.size = sizeof __c3_fr;
   __c3_fr.h.function = "main";
-  __c3_fr.h.entered_by_replayable_call = __c3_call_expected;
+  __c3_fr.h.entered_by_replayable_call = __c3_call_expected == (__c3_function)__c3_user_main;
   __c3_call_expected = 0;
   __c3_top = &__c3_fr.h;
   if (__c3_restoring) {
@@ -109,5 +109,6 @@ int __c3_app_main(int argc, char **argv, char **envp) {
   (void)argc;
   (void)argv;
   (void)envp;
+  __c3_call_expected = (__c3_function)__c3_user_main;
   return __c3_user_main();
 }

@@ -49,7 +49,7 @@ static long step(int i) {
   __c3_fr.h.site = 0;
   __c3_fr.h.size = sizeof __c3_fr;
   __c3_fr.h.function = "step";
-  __c3_fr.h.entered_by_replayable_call = __c3_call_expected;
+  __c3_fr.h.entered_by_replayable_call = __c3_call_expected == (__c3_function)step;
   __c3_call_expected = 0;
   __c3_top = &__c3_fr.h;
   if (__c3_restoring) {
@@ -66,7 +66,7 @@ static long step(int i) {
     /* A call through a function pointer may reach a checkpoint (sound default): its own site. */
     __c3_fr.h.site = 1;
   __c3_L1:
-    __c3_call_expected = 1;
+    __c3_call_expected = (__c3_function)(__c3_fr.p->op);
     __c3_fr.t = __c3_fr.p->op(__c3_fr.p->value);
     __c3_fr.p->value =
         (__c3_fr.t + *__c3_fr.p->stack_ref + (__c3_fr.p->other ? __c3_fr.p->other->value : 0)) %
@@ -103,7 +103,7 @@ static long walk(int depth, long acc) {
   __c3_fr.h.site = 0;
   __c3_fr.h.size = sizeof __c3_fr;
   __c3_fr.h.function = "walk";
-  __c3_fr.h.entered_by_replayable_call = __c3_call_expected;
+  __c3_fr.h.entered_by_replayable_call = __c3_call_expected == (__c3_function)walk;
   __c3_call_expected = 0;
   __c3_top = &__c3_fr.h;
   if (__c3_restoring) {
@@ -128,14 +128,14 @@ static long walk(int depth, long acc) {
   if (__c3_fr.depth > 0) {
     __c3_fr.h.site = 1;
   __c3_L1:
-    __c3_call_expected = 1;
+    __c3_call_expected = (__c3_function)(walk);
     __c3_fr.r = walk(__c3_fr.depth - 1, __c3_fr.acc + __c3_fr.local);
   } else {
     __c3_fr.r = 0;
     for (__c3_fr.i = 0; __c3_fr.i < 6; __c3_fr.i++) {
       __c3_fr.h.site = 2;
     __c3_L2:
-      __c3_call_expected = 1;
+      __c3_call_expected = (__c3_function)(step);
       __c3_fr.s = step(__c3_fr.i);
       __c3_fr.r += __c3_fr.s;
       __c3_fr.local += __c3_fr.s % 10;
@@ -167,7 +167,7 @@ static int __c3_user_main(int argc, char **argv) {
   __c3_fr.h.site = 0;
   __c3_fr.h.size = sizeof __c3_fr;
   __c3_fr.h.function = "main";
-  __c3_fr.h.entered_by_replayable_call = __c3_call_expected;
+  __c3_fr.h.entered_by_replayable_call = __c3_call_expected == (__c3_function)__c3_user_main;
   __c3_call_expected = 0;
   __c3_top = &__c3_fr.h;
   if (__c3_restoring) {
@@ -183,7 +183,7 @@ static int __c3_user_main(int argc, char **argv) {
   printf("%s from recurse, arg %s\n", greeting, arg_copy);
   __c3_fr.h.site = 1;
 __c3_L1:
-  __c3_call_expected = 1;
+  __c3_call_expected = (__c3_function)(walk);
   __c3_fr.r = walk(5, 0);
   __c3_fr.h_ = 0;
   for (__c3_fr.i = 0; __c3_fr.i < history_len; __c3_fr.i++)
@@ -198,6 +198,7 @@ __c3_L1:
 
 int __c3_app_main(int argc, char **argv, char **envp) {
   (void)envp;
+  __c3_call_expected = (__c3_function)__c3_user_main;
   return __c3_user_main(argc, argv);
 }
 
