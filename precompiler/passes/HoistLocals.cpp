@@ -44,6 +44,11 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
     DeclStmts.push_back(DS);
     return true;
   }
+  bool VisitCompoundLiteralExpr(CompoundLiteralExpr *CLE) {
+    if (!CLE->isFileScope()) Literals.push_back(CLE);
+    return true;
+  }
+  std::vector<const CompoundLiteralExpr *> Literals;
   std::vector<const VarDecl *> Locals;
   std::vector<const DeclRefExpr *> Refs;
   std::vector<const DeclStmt *> DeclStmts;
@@ -77,7 +82,13 @@ class HoistLocalsPass : public Pass {
       for (unsigned N = 2; Used.count(Unique); ++N) Unique = Name + "_" + std::to_string(N);
       Used.insert(Unique);
       Member[VD] = Unique;
-      Fields += " " + declareText(Ctx, storageType(Ctx, VD->getType()), Unique) + ";";
+      Fields += " " + declareText(Ctx, storageType(Ctx, VD->getType()), Unique);
+      // _Alignas / aligned() on the variable: the member keeps it.
+      CharUnits Natural = Ctx.getTypeAlignInChars(VD->getType());
+      CharUnits Declared = Ctx.getDeclAlign(VD);
+      if (VD->hasAttr<AlignedAttr>() && Declared > Natural)
+        Fields += " __attribute__((aligned(" + std::to_string(Declared.getQuantity()) + ")))";
+      Fields += ";";
     };
     for (const ParmVarDecl *P : FD->parameters()) addMember(P);
     for (const VarDecl *VD : Collector.Locals) addMember(VD);
@@ -87,6 +98,17 @@ class HoistLocalsPass : public Pass {
       const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
       auto It = VD ? Member.find(VD) : Member.end();
       if (It != Member.end()) Splice.replaceExpr(Ref, "__c3_fr." + It->second);
+    }
+    // A compound literal is an unnamed local: it moves into the record too, filled where the
+    // literal is evaluated (innermost first, so nested literals are printed rewritten).
+    unsigned LiteralCount = 0;
+    for (auto It = Collector.Literals.rbegin(); It != Collector.Literals.rend(); ++It) {
+      const CompoundLiteralExpr *CLE = *It;
+      std::string Member = "__c3_literal" + std::to_string(++LiteralCount);
+      Fields += " " + declareText(Ctx, storageType(Ctx, CLE->getType()), Member) + ";";
+      std::string Target = "__c3_fr." + Member;
+      Splice.replaceExpr(CLE, "(*(__builtin_memcpy(&" + Target + ", &" + Splice.print(CLE) +
+                                  ", sizeof " + Target + "), &" + Target + "))");
     }
     // Declarations become assignments (a comma expression, so they also work as a for-init).
     // Innermost first: a declaration inside a statement expression in an initializer must be

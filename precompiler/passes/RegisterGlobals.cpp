@@ -15,16 +15,28 @@ namespace {
 constexpr const char *kDescriptorAttributes =
     "__attribute__((section(\"c3_globals\"), used, aligned(8)))";
 
+// The type the object finally has: `int a[]; int a[4];` is four ints, and an array that stays
+// incomplete to the end of the file has one element (C11 6.9.2p2).
+QualType finalType(const VarDecl *VD, ASTContext &Ctx) {
+  for (const VarDecl *Redecl : VD->redecls())
+    if (!Redecl->getType()->isIncompleteType()) return Redecl->getType();
+  if (const auto *IA = Ctx.getAsIncompleteArrayType(VD->getType()))
+    return Ctx.getConstantArrayType(IA->getElementType(), llvm::APInt(64, 1), nullptr,
+                                    ArrayType::Normal, 0);
+  return VD->getType();
+}
+
 bool isSavable(const VarDecl *VD, ASTContext &Ctx) {
-  QualType T = VD->getType();
+  QualType T = finalType(VD, Ctx);
   if (T->isIncompleteType() || T->isVariablyModifiedType()) return false;
   if (Ctx.getBaseElementType(T).isConstQualified()) return false;  // never changes
   return true;
 }
 
-std::string descriptor(const VarDecl *VD, const std::string &Label) {
+std::string descriptor(const VarDecl *VD, ASTContext &Ctx, const std::string &Label) {
   std::string Name = VD->getNameAsString();
-  return "{(void *)&" + Name + ", sizeof(" + Name + "), \"" + Label + "\"}";
+  uint64_t Size = uint64_t(Ctx.getTypeSizeInChars(finalType(VD, Ctx)).getQuantity());
+  return "{(void *)&" + Name + ", " + std::to_string(Size) + "ul, \"" + Label + "\"}";
 }
 
 class StaticLocalFinder : public RecursiveASTVisitor<StaticLocalFinder> {
@@ -40,7 +52,8 @@ class StaticLocalFinder : public RecursiveASTVisitor<StaticLocalFinder> {
       if (VD->getTSCSpec() != TSCS_unspecified) continue;  // reported by check-unsupported
       Text += " static const struct __c3_global __c3_static_" + std::to_string(++Counter) + " " +
               kDescriptorAttributes + " = " +
-              descriptor(VD, Function->getNameAsString() + "." + VD->getNameAsString()) + ";";
+              descriptor(VD, PC.Ctx, Function->getNameAsString() + "." + VD->getNameAsString()) +
+              ";";
     }
     if (!Text.empty()) PC.Rewrite.InsertTextAfter(PC.Source.location(PC.Source.end(DS)), Text);
     return true;
@@ -81,7 +94,7 @@ class RegisterGlobalsPass : public Pass {
         continue;
       }
       if (!isSavable(VD, PC.Ctx)) continue;
-      Entries.push_back(descriptor(VD, VD->getNameAsString()));
+      Entries.push_back(descriptor(VD, PC.Ctx, VD->getNameAsString()));
     }
     if (Entries.empty()) return;
     std::string Table = "\nstatic const struct __c3_global __c3_file_globals[] ";

@@ -61,7 +61,20 @@ class FunctionSplitter {
     return false;
   }
 
-  bool hasSideEffects(const Expr *E) const { return E->HasSideEffects(PC.Ctx); }
+  // Compound literals count: hoist-locals turns them into a copy into the frame record, which
+  // must not run again when a call site is re-issued.
+  bool hasSideEffects(const Expr *E) const {
+    return E->HasSideEffects(PC.Ctx) || containsCompoundLiteral(E);
+  }
+
+  static bool containsCompoundLiteral(const Stmt *S) {
+    if (!S) return false;
+    if (const auto *CLE = dyn_cast<CompoundLiteralExpr>(S))
+      if (!CLE->isFileScope()) return true;
+    for (const Stmt *Child : S->children())
+      if (containsCompoundLiteral(Child)) return true;
+    return false;
+  }
 
   // `call(args)` with no side effects in callee and arguments and no nested reaching call.
   bool isCanonicalCall(const Expr *E) const {
