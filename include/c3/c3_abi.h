@@ -63,6 +63,10 @@ char *__c3_strdup(const char *s);
 char *__c3_strndup(const char *s, unsigned long n);
 unsigned long __c3_malloc_usable_size(void *p);
 
+/* atexit registrations are part of the program's state: the runtime records them and registers
+ * them again in a restarted process. */
+int __c3_atexit(void (*function)(void));
+
 /* The application's main, renamed by the precompiler; the runtime's main calls it on the fixed
  * stack. */
 int __c3_app_main(int argc, char **argv, char **envp);

@@ -1,6 +1,7 @@
 // Renames the application's malloc family to the runtime's arena allocator (__c3_malloc, ...),
 // wherever the program names them: calls and function pointers alike. Allocations made inside
-// libraries (MPI, libc) keep the system allocator and are never part of a checkpoint.
+// libraries (MPI, libc) keep the system allocator and are never part of a checkpoint. atexit goes
+// to the runtime too, which records the handlers so a restarted process registers them again.
 #include "Pass.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
@@ -25,6 +26,8 @@ const char *arenaName(StringRef Name) {
       {"strndup", "__c3_strndup"},
       {"__strndup", "__c3_strndup"},
       {"malloc_usable_size", "__c3_malloc_usable_size"},
+      // Not the heap, but state libc keeps for the program: the handlers must run after a restart.
+      {"atexit", "__c3_atexit"},
   };
   for (const auto &Entry : Table)
     if (Name == Entry.first) return Entry.second;
