@@ -317,6 +317,35 @@ interval)
   expect_no_grep 'committed' err "unforced pragmas without C3_INTERVAL"
   ;;
 
+release-window)
+  # release-window <N>: SIGKILL right after checkpoint N has committed, at the first call of
+  # c3::output::release() (which hands the held-back stdout over), driven by gdb; restart.
+  n=${1:?checkpoint}
+  command -v gdb > /dev/null || { echo "gdb not installed: skipped"; exit 0; }
+  {
+    echo "set pagination off"
+    echo "set environment C3_CKPT_DIR=./ckpt"
+    echo "python"
+    echo "import gdb, os"
+    echo "class AfterCommit(gdb.Breakpoint):"
+    echo "    def stop(self):"
+    echo "        return os.path.exists('ckpt/ckpt.%06d/COMMITTED' % $n)"
+    echo "AfterCommit('c3::output::release')"
+    echo "end"
+    echo "run ${ARGS[*]+${ARGS[*]}} < $IN >> out 2>> err.kill"
+    echo "kill"
+    echo "quit"
+  } > gdb.cmd
+  : > out
+  gdb -q -batch -x gdb.cmd "$PROG" > gdb.log 2>&1 < /dev/null
+  grep -q 'killed\]' gdb.log || { cat gdb.log; die "gdb did not stop after checkpoint $n"; }
+  [ "$(newest_committed ckpt)" = "$n" ] || die "newest committed checkpoint is $(newest_committed ckpt), not $n"
+  RESTART_MODE=latest
+  restart >> out 2> err.restart
+  expect_rc $? "$EXPECTED_RC" "restart after a kill right after checkpoint $n committed"
+  expect_same out "$EXPECTED" "kill right after checkpoint $n committed (before release), restart"
+  ;;
+
 damaged)
   # damaged <flip|truncate> <checkpoint K>: the newest checkpoint's rank file is damaged; the
   # restart warns and falls back to K-1; the output still matches.

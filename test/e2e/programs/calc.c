@@ -136,9 +136,8 @@ static int is_big(long v) {
   return next_char(&r) == '!' && (v > 400000 || v < -400000);
 }
 
-enum { N = 60 }; /* expressions generated */
-
 int main(void) {
+  enum { N = 60 }; /* expressions generated */
   static char text[8192];
   long results[N];
   int total_errors = 0;
