@@ -27,6 +27,8 @@ def describe(record):
             f"committed={record['committed']} frames={record.get('max_frames', 0)} "
             f"kills={kills} runs={record['runs']} "
             f"{record['seconds']}s")
+    if record.get("csmith_options"):
+        text += f" [csmith {record['csmith_options']}]"
     if record["reason"]:
         text += f" -- {record['reason']}"
     return text

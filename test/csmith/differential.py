@@ -95,12 +95,24 @@ def unsupported_message(stderr_text):
     return errors[0]
 
 
+# csmith options some seeds add to the defaults, for programs of other shapes.
+CSMITH_EXTRA_OPTIONS = [
+    ["--float"], ["--inline-function"], ["--builtins"], ["--random-random"],
+    ["--max-funcs", "20"], ["--max-block-depth", "7"], ["--max-expr-complexity", "15"],
+    ["--no-packed-struct"], ["--check-global"], ["--max-block-size", "6"],
+]
+
+
 class Plan:
     """The random choices for one seed."""
 
     def __init__(self, seed):
         rng = random.Random(seed * 7919 + 17)
         self.rng = rng
+        self.csmith_options = []
+        if rng.random() < 0.5:
+            for option in rng.sample(CSMITH_EXTRA_OPTIONS, rng.randint(1, 4)):
+                self.csmith_options += option
         self.opt = rng.choice(["-O0", "-O1", "-O2"])
         self.pragma_count = rng.randint(1, 12)
         self.interval = rng.choice([None, None, None, "0.001", "0.005", "0.05"])
@@ -120,7 +132,8 @@ class SeedTest:
         self.ref_timeout = ref_timeout
         self.plan = Plan(seed)
         self.log = log or (lambda message: None)
-        self.record = {"seed": seed, "opt": self.plan.opt, "interval": self.plan.interval,
+        self.record = {"seed": seed, "csmith_options": " ".join(self.plan.csmith_options),
+                       "opt": self.plan.opt, "interval": self.plan.interval,
                        "keep": self.plan.keep, "pragmas": 0, "forced": 0, "visits": None,
                        "committed": 0,
                        "kills": [], "runs": 0, "verdict": None, "reason": "", "detail": ""}
@@ -131,7 +144,7 @@ class SeedTest:
     # --- reference ------------------------------------------------------------------------
 
     def make_reference(self):
-        result = _run([CSMITH, "--seed", str(self.seed)], 60)
+        result = _run([CSMITH, "--seed", str(self.seed)] + self.plan.csmith_options, 60)
         if result is None or result.returncode != 0:
             raise Outcome("skip", "csmith failed")
         with open(self.path("orig.c"), "wb") as f:
