@@ -346,6 +346,25 @@ release-window)
   expect_same out "$EXPECTED" "kill right after checkpoint $n committed (before release), restart"
   ;;
 
+split-output)
+  # split-output <fault>: the killed run writes to one file, the restart to a new file and, from
+  # a copy of the checkpoints, through a pipe; each restart's output put after the killed run's
+  # must equal the reference (stdout is held back until a checkpoint commits).
+  fault=${1:?fault}
+  run C3_FAULT="$fault" > before 2> err.kill
+  expect_rc $? 137 "C3_FAULT=$fault"
+  has_committed ckpt || die "no committed checkpoint after $fault"
+  cp -r ckpt ckpt.copy
+  restart > after 2> err.restart
+  expect_rc $? "$EXPECTED_RC" "restart into a new file"
+  cat before after > joined
+  expect_same joined "$EXPECTED" "killed run's file + restart's new file"
+  restart C3_CKPT_DIR=ckpt.copy 2> err.pipe | cat > piped
+  expect_rc "${PIPESTATUS[0]}" "$EXPECTED_RC" "restart into a pipe"
+  cat before piped > joined.pipe
+  expect_same joined.pipe "$EXPECTED" "killed run's file + restart's output through a pipe"
+  ;;
+
 damaged)
   # damaged <flip|truncate> <checkpoint K>: the newest checkpoint's rank file is damaged; the
   # restart warns and falls back to K-1; the output still matches.
