@@ -4,11 +4,17 @@
 # with plain `mpicc -O2`. Also the error paths a user meets at this level.
 #
 #   run_case.sh build <work> <c3cc> <mpicc> <source dir> [--src F]... [--arg A]... [--cflag F]...
-#                     [--separate]
+#                     [--env VAR=value]... [--stdin F] [--separate]
 #       builds <work>/ref/<name> (mpicc -O2) and <work>/c3/<name> (one c3cc call); --separate
 #       also builds <work>/c3sep/<name> file by file (c3cc -c, then c3cc *.o). Runs the
-#       reference once to get the expected output. Later actions read everything from <work>.
-#   run_case.sh <action> <work> [options]      see the case statement at the end
+#       reference once (arguments, environment and stdin as given; every later run gets the
+#       same) for the expected output and times one c3 run. Later actions read it all from <work>.
+#   run_case.sh <action> <work> [params] [--bin c3sep] [--restart auto|latest]
+#                     [--restart-no-args | --restart-arg A...] [--env VAR=value]...
+#       actions: uninterrupted [min ckpts] | fault <C3_FAULT> | twice <fault> <fault> |
+#       random <kills> [seed] | interval <seconds> <min ckpts> | release-window <checkpoint> |
+#       split-output <fault> | damaged flip|truncate <checkpoint> | foreign | no-checkpoint |
+#       unwritable | bad-env (each is described where it is handled, below).
 #
 # Every action runs in its own scratch directory <work>/<action>[-<detail>] so tests can run in
 # parallel. Exit status 0 = pass; failures are listed on stdout.
@@ -292,6 +298,9 @@ random)
   expect_rc "$rc" "$EXPECTED_RC" "last of $attempt attempts"
   expect_same out "$EXPECTED" "after $attempt attempts with random kills"
   expect_clean_stderr err "random kills"
+  # stderr was appended to one file as well: without c3's own lines it is the reference's
+  grep -v '^c3: ' err > err.program
+  expect_same err.program "$WORK/expected.err" "stderr (without c3's lines) after random kills"
   ;;
 
 interval)

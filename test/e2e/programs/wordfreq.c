@@ -149,6 +149,7 @@ int main(void) {
     if (text.len > 0) sb_append_char(&text, ' ');
     sb_append(&text, s);
     if (i % 300 == 299) {
+      fprintf(stderr, "wordfreq: %d sentences generated\n", i + 1);
       printf("%d sentences, %zu characters, buffer %zu\n", i + 1, text.len, text.cap);
 #pragma ccc_checkpoint force
     }
@@ -167,6 +168,7 @@ int main(void) {
     }
   }
   free(copy);
+  fprintf(stderr, "wordfreq: %d words counted\n", position);
 
   struct entry *list = malloc(t.used * sizeof *list);
   size_t n = 0;
