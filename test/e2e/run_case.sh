@@ -400,6 +400,27 @@ damaged)
   expect_same out "$EXPECTED" "restart after damaging checkpoint $k ($how)"
   ;;
 
+stdin-elsewhere)
+  # stdin-elsewhere <checkpoint K>: killed after checkpoint K while reading its input file on
+  # stdin; restarted with a copy of that file, then with the file through a pipe: neither is the
+  # file the checkpoint read from, so c3 warns once and leaves stdin where it is.
+  k=${1:?checkpoint}
+  [ -f "$IN" ] && [ "$IN" != /dev/null ] || die "stdin-elsewhere needs a STDIN input file"
+  warning='c3: warning: stdin is not the file the checkpoint read from; input is read from its current position'
+  run C3_FAULT=after-commit:"$k" > out 2> err.kill
+  expect_rc $? 137 "C3_FAULT=after-commit:$k"
+  cp "$IN" input.copy
+  env C3_RESTART=latest "$PROG" ${RESTART_ARGS[@]+"${RESTART_ARGS[@]}"} < input.copy > out.copy 2> err.copy
+  expect_rc $? "$EXPECTED_RC" "restart with a copy of the input"
+  [ "$(grep -cxF -- "$warning" err.copy)" = 1 ] || { fail "restart with a copy: expected the warning once"; cat err.copy; }
+  cat "$IN" | env C3_RESTART=latest "$PROG" ${RESTART_ARGS[@]+"${RESTART_ARGS[@]}"} > out.pipe 2> err.pipe
+  expect_rc $? "$EXPECTED_RC" "restart with the input through a pipe"
+  [ "$(grep -cxF -- "$warning" err.pipe)" = 1 ] || { fail "restart through a pipe: expected the warning once"; cat err.pipe; }
+  # The same file again: no warning (the fault tests check the output).
+  restart > out.same 2> err.same
+  expect_no_grep 'stdin is not the file' err.same "restart with the same input file"
+  ;;
+
 foreign)
   # A checkpoint of this program, restarted by a rebuilt (changed) executable: refused.
   run > /dev/null 2> err
