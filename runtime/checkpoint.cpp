@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 
+#include "atexit_registry.hpp"
 #include "build_id.hpp"
 #include "c3/c3_abi.h"
 #include "ckpt_dir.hpp"
@@ -19,6 +20,7 @@
 #include "globals.hpp"
 #include "heap_arena.hpp"
 #include "memory_image.hpp"
+#include "random_state.hpp"
 #include "runtime_state.hpp"
 #include "stdio_trim.hpp"
 
@@ -67,7 +69,8 @@ std::optional<uint64_t> newest_committed_before(const CheckpointDir &dir, uint64
 // Writes checkpoint `number`'s file for this rank and commits it. Returns the file size.
 uint64_t write_and_commit(const CheckpointDir &dir, uint64_t number, const char *where,
                           const std::vector<const __c3_frame *> &chain,
-                          const stdio_trim::Record &stdio, uint64_t start_ns) {
+                          const stdio_trim::Record &stdio, const std::string &held_output,
+                          uint64_t start_ns) {
   const Config &cfg = config();
   Coordinator &co = coordinator();
   dir.ensure_exists();
@@ -127,6 +130,7 @@ uint64_t write_and_commit(const CheckpointDir &dir, uint64_t number, const char 
     writer.add_section(SectionKind::Frames, frames_image.pieces());
     writer.add_section(SectionKind::Runtime, runtime_payload.data(), runtime_payload.size());
     writer.add_section(SectionKind::Stdio, stdio_payload.data(), stdio_payload.size());
+    writer.add_section(SectionKind::HeldOutput, held_output.data(), held_output.size());
     writer.commit();
     size = writer.bytes_written();
   }
@@ -151,6 +155,13 @@ void end_replay(const char *where) {
   frames::finish_replay(where);
   __c3_restoring = 0;
   schedule_next();
+  // libc state kept in application memory, now that the frames are back too (a program may keep
+  // its random() state in a local array).
+  if (!random_state::resume(persistent_state().random_state))
+    std::fprintf(stderr, "c3: warning: the random() state saved at the checkpoint is unusable; "
+                         "random()/rand() continue from another state\n");
+  // After output_commit's own handler, so the program's handlers run before it at exit.
+  atexit_registry::register_saved();
   // Copy: a callback may register another one.
   std::vector<OnRestartCallback> callbacks = persistent_state().on_restart;
   for (const OnRestartCallback &cb : callbacks)
@@ -180,12 +191,15 @@ bool take(const char *where) {
   // Everything the program printed so far belongs before the checkpoint.
   std::fflush(nullptr);
   stdio_trim::Record stdio = stdio_trim::record();
+  std::string held_output = output::held_back();
+  // Before the heap and globals are written: the position goes into the state array.
+  persistent_state().random_state = random_state::prepare_checkpoint();
 
   CheckpointDir dir(config().ckpt_dir);
   uint64_t number = coordinator().next_number(dir, persistent_state().last_checkpoint);
   uint64_t size = 0;
   try {
-    size = write_and_commit(dir, number, where, chain, stdio, start_ns);
+    size = write_and_commit(dir, number, where, chain, stdio, held_output, start_ns);
   } catch (const Error &e) {
     std::optional<uint64_t> kept = newest_committed_before(dir, number);
     try {
@@ -200,8 +214,11 @@ bool take(const char *where) {
     schedule_next();
     return false;
   }
-  // The output up to this checkpoint is now safe to show: a restart resumes after it.
+  // The output up to this checkpoint is now safe to show: a restart resumes after it. A restart
+  // from this checkpoint shows it again only if the marker is missing (killed in between).
+  fault::reached(FaultStage::BeforeRelease, number);
   output::release();
+  if (!held_output.empty()) output::mark_released(dir.checkpoint_path(number));
   double seconds = double(now_ns(CLOCK_MONOTONIC) - start_ns) / 1e9;
   std::fprintf(stderr, "c3: checkpoint %lu committed (%s, %s s)\n",
                static_cast<unsigned long>(number), human_bytes(size).c_str(),

@@ -118,6 +118,7 @@ const char *section_name(uint32_t kind) {
     case SectionKind::Runtime: return "RUNTIME";
     case SectionKind::Stdio: return "STDIO";
     case SectionKind::Protocol: return "PROTOCOL";
+    case SectionKind::HeldOutput: return "OUTPUT";
     case SectionKind::End: return "END";
   }
   thread_local char unknown[32];

@@ -17,6 +17,7 @@ enum class SectionKind : uint32_t {
   Runtime = 5,
   Stdio = 6,
   Protocol = 7,
+  HeldOutput = 8,  // stdout held back since the previous checkpoint (output_commit)
   End = 0x454e4421,  // "END!"
 };
 const char *section_name(uint32_t kind);  // "HEAP", ... or "unknown(0x..)"

@@ -16,6 +16,7 @@ FaultPlan parse_fault(const char *name, const std::string &value) {
       {"after-commit:", FaultStage::AfterCommit},
       {"mid-write:", FaultStage::MidWrite},
       {"before-commit:", FaultStage::BeforeCommit},
+      {"before-release:", FaultStage::BeforeRelease},
       {"site:", FaultStage::Site},
   };
   for (const Named &s : kStages) {
@@ -34,7 +35,7 @@ FaultPlan parse_fault(const char *name, const std::string &value) {
     break;
   }
   throw ConfigError(std::string(name) + "='" + value +
-                    "': expected after-commit:N, mid-write:N, before-commit:N or site:K "
+                    "': expected after-commit:N, mid-write:N, before-commit:N, before-release:N or site:K "
                     "(N, K >= 1)");
 }
 

@@ -11,6 +11,7 @@ enum class FaultStage {
   AfterCommit,   // after-commit:N  checkpoint N committed and its line printed
   MidWrite,      // mid-write:N     some sections of checkpoint N's file written
   BeforeCommit,  // before-commit:N rank file renamed into place, COMMITTED not yet written
+  BeforeRelease, // before-release:N checkpoint N committed, held-back stdout not yet released
   Site,          // site:K          K-th visit of any pragma site in this process
 };
 

@@ -94,4 +94,46 @@ void release() {
   release_raw();
 }
 
+std::string held_back() {
+  std::string bytes;
+  if (g_memory < 0) return bytes;
+  std::fflush(stdout);
+  bytes.resize(pending_bytes());
+  size_t at = 0;
+  while (at < bytes.size()) {
+    ssize_t n = pread(g_memory, &bytes[at], bytes.size() - at, off_t(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    at += size_t(n);
+  }
+  bytes.resize(at);
+  return bytes;
+}
+
+namespace {
+std::string released_marker(const std::string &checkpoint_path) {
+  return checkpoint_path + "/OUTPUT-RELEASED";
+}
+}  // namespace
+
+// Only a process kill must be survived here (the output went to the same kernel), so the marker
+// needs no fsync.
+void mark_released(const std::string &checkpoint_path) {
+  int fd = open(released_marker(checkpoint_path).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) close(fd);
+}
+
+bool was_released(const std::string &checkpoint_path) {
+  return access(released_marker(checkpoint_path).c_str(), F_OK) == 0;
+}
+
+void reemit(const std::string &bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t w = write(1, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    done += size_t(w);
+  }
+}
+
 }  // namespace c3::output

@@ -7,6 +7,7 @@
 // The program's fd 1 becomes a memory file; the real stdout is kept on another descriptor.
 #pragma once
 #include <cstdint>
+#include <string>
 
 namespace c3::output {
 
@@ -21,5 +22,14 @@ int real_stdout_fd();
 uint64_t pending_bytes();
 // Writes everything captured so far to the real stdout. Call after a commit and at exit.
 void release();
+
+// The held-back bytes themselves (after fflush(stdout)); a checkpoint stores them, so output
+// of a run killed between its commit and the release is not lost.
+std::string held_back();
+// After release(): marks checkpoint folder `checkpoint_path` as having its output shown.
+void mark_released(const std::string &checkpoint_path);
+bool was_released(const std::string &checkpoint_path);
+// Restart, before begin(): writes bytes a killed run held back but never released.
+void reemit(const std::string &bytes);
 
 }  // namespace c3::output

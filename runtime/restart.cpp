@@ -18,6 +18,7 @@
 #include "heap_arena.hpp"
 #include "memory_image.hpp"
 #include "runtime_state.hpp"
+#include "output_commit.hpp"
 #include "stdio_trim.hpp"
 
 namespace c3::restart {
@@ -48,6 +49,7 @@ struct Image {
   std::vector<MemoryPiece> globals, heap, frames;
   PersistentState state;
   stdio_trim::Record stdio;
+  std::string held_output;  // stdout the checkpointed run had not released at the checkpoint
 };
 
 // Opens checkpoint `number`'s file for this rank. CorruptCheckpoint (and I/O errors reading the
@@ -83,6 +85,9 @@ Image decode(uint64_t number, std::unique_ptr<CheckpointReader> reader) {
   const SectionView &rt = reader->section(SectionKind::Runtime);
   img.state = decode_persistent_state(rt.data, rt.size, path);
   img.stdio = stdio_trim::decode(reader->section(SectionKind::Stdio), path);
+  for (const SectionView &s : reader->sections())
+    if (s.kind == uint32_t(SectionKind::HeldOutput))
+      img.held_output.assign(reinterpret_cast<const char *>(s.data), s.size);
   img.reader = std::move(reader);
   return img;
 }
@@ -191,8 +196,15 @@ bool prepare(const Config &cfg) {
   proc.restarted = true;
   proc.restart_checkpoint = img.number;
 
-  // Cut the output back first, so the lines below are not cut away with it.
+  // Cut the output back first, so the lines below are not cut away with it. Output the killed run
+  // held back at the checkpoint was lost if it died before releasing it: show it now.
+  CheckpointDir ckpt_dir(cfg.ckpt_dir);
+  bool show_held = !img.held_output.empty() &&
+                   !output::was_released(ckpt_dir.checkpoint_path(img.number));
+  if (show_held && img.stdio.out.regular && img.stdio.out.offset >= img.held_output.size())
+    img.stdio.out.offset -= img.held_output.size();
   stdio_trim::apply(img.stdio);
+  if (show_held) output::reemit(img.held_output);
   for (const std::string &w : warnings) std::fprintf(stderr, "c3: warning: %s\n", w.c_str());
   CheckpointDir dir(cfg.ckpt_dir);
   std::fprintf(stderr, "c3: restarting from checkpoint %lu (%s)\n",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Output commit: a run killed between checkpoints must not have shown output that its restart
-# prints again. Checks separate output files, a pipe, and `>>` on one file, and that
+# prints again, nor lose output when killed between a commit and the release of its output. Checks separate output files, a pipe, and `>>` on one file, and that
 # C3_OUTPUT=immediate (no holding back) does duplicate, so the check can fail.
 set -euo pipefail
 c3cc=$1
@@ -30,6 +30,17 @@ rm -rf ckpt
 killed env C3_FAULT=site:3 ./chatty > same.txt
 C3_RESTART=latest ./chatty >> same.txt 2>/dev/null
 cmp -s same.txt reference.txt || fail ">> into one file differs from the reference"
+rm -rf ckpt
+
+# Killed after checkpoint 2 committed but before its held-back output was released: the restart
+# shows that output (it is stored in the checkpoint), once, in every harness.
+killed env C3_FAULT=before-release:2 ./chatty > first.txt
+C3_RESTART=latest ./chatty > second.txt 2>/dev/null
+cat first.txt second.txt | cmp -s - reference.txt || fail "before-release: separate files differ"
+rm -rf ckpt
+killed env C3_FAULT=before-release:2 ./chatty > same.txt
+C3_RESTART=latest ./chatty >> same.txt 2>/dev/null
+cmp -s same.txt reference.txt || fail "before-release: >> into one file differs"
 rm -rf ckpt
 
 killed env C3_OUTPUT=immediate C3_FAULT=site:3 ./chatty > first.txt
