@@ -24,7 +24,7 @@ struct fixed { const int id; int v; };
 // CHECK-LABEL: int shadow(int n, const int k) { struct __c3_frame_shadow { struct __c3_frame h; int n; int k; int x; int x_2; int n_2; int h_2; } __c3_fr; {{.*}} __c3_fr.n = n; __builtin_memcpy(&__c3_fr.k, &k, sizeof __c3_fr.k);
 // CHECK-NEXT: __c3_fr.x = __c3_fr.n;
 // CHECK-NEXT: {
-// CHECK-NEXT: __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.x_2 = step(__c3_fr.k);
+// CHECK-NEXT: __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.x_2 = step(__c3_fr.k);
 // CHECK-NEXT: __c3_fr.n += __c3_fr.x_2;
 // CHECK-NEXT: }
 // CHECK-NEXT: for (__c3_fr.n_2 = 0; __c3_fr.n_2 < 2; __c3_fr.n_2++) __c3_fr.x += __c3_fr.n_2;
@@ -60,7 +60,7 @@ int shadow(int n, const int k) {
 // CHECK-NEXT: ;
 // CHECK-NEXT: __c3_fr.u = sizeof __c3_fr.u;
 // CHECK-NEXT: visits++;
-// CHECK-NEXT: __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; step(__c3_fr.n);
+// CHECK-NEXT: __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); step(__c3_fr.n);
 int initializers(int n) {
   int a[3] = {1, 2, 3};
   int m[2][2] = {{1, 2}, {3, 4}};

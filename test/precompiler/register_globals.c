@@ -23,12 +23,12 @@ int matrix[4][4];
 char *last_message;
 
 // CHECK-LABEL: int count(void) {
-// CHECK-NEXT: static int calls; static const struct __c3_global __c3_static_1 __attribute__((section("c3_globals"), used, aligned(8))) = {(void *)&calls, sizeof(calls), "count.calls"};
+// CHECK-NEXT: static int calls; static const struct __c3_global __c3_static_1 __attribute__((section("c3_globals"), used, aligned(8))) = {(void *)&calls, 4ul, "count.calls"};
 // CHECK-NEXT: static const int fixed = 4;
-// CHECK-NEXT: static int a = 1, b; static const struct __c3_global __c3_static_2 __attribute__((section("c3_globals"), used, aligned(8))) = {(void *)&a, sizeof(a), "count.a"}; static const struct __c3_global __c3_static_3 __attribute__((section("c3_globals"), used, aligned(8))) = {(void *)&b, sizeof(b), "count.b"};
+// CHECK-NEXT: static int a = 1, b; static const struct __c3_global __c3_static_2 __attribute__((section("c3_globals"), used, aligned(8))) = {(void *)&a, 4ul, "count.a"}; static const struct __c3_global __c3_static_3 __attribute__((section("c3_globals"), used, aligned(8))) = {(void *)&b, 4ul, "count.b"};
 // CHECK-NEXT: {
 // A static in an inner block is described in that block, where its name means it.
-// CHECK-NEXT: static int calls = 100; static const struct __c3_global __c3_static_4 __attribute__((section("c3_globals"), used, aligned(8))) = {(void *)&calls, sizeof(calls), "count.calls"};
+// CHECK-NEXT: static int calls = 100; static const struct __c3_global __c3_static_4 __attribute__((section("c3_globals"), used, aligned(8))) = {(void *)&calls, 4ul, "count.calls"};
 // CHECK-NEXT: calls++;
 // CHECK-NEXT: b = calls;
 // CHECK-NEXT: }
@@ -47,7 +47,7 @@ int count(void) {
 
 // Statics stay out of the frame record of an instrumented function.
 // CHECK-LABEL: void record(int n) { struct __c3_frame_record { struct __c3_frame h; int n; } __c3_fr; {{.*}}
-// CHECK-NEXT: static int total = 0; static const struct __c3_global __c3_static_5 __attribute__((section("c3_globals"), used, aligned(8))) = {(void *)&total, sizeof(total), "record.total"};
+// CHECK-NEXT: static int total = 0; static const struct __c3_global __c3_static_5 __attribute__((section("c3_globals"), used, aligned(8))) = {(void *)&total, 4ul, "record.total"};
 // CHECK-NEXT: total += __c3_fr.n;
 void record(int n) {
   static int total = 0;
@@ -59,7 +59,7 @@ void record(int n) {
   ratio *= 2;
 }
 
-// CHECK-LABEL: static const struct __c3_global __c3_file_globals[] __attribute__((section("c3_globals"), used, aligned(8))) = {{[{][{]}}(void *)&counter, sizeof(counter), "counter"}, {(void *)&ratio, sizeof(ratio), "ratio"}, {(void *)&messages, sizeof(messages), "messages"}, {(void *)&origin, sizeof(origin), "origin"}, {(void *)&corner, sizeof(corner), "corner"}, {(void *)&defined_later, sizeof(defined_later), "defined_later"}, {(void *)&matrix, sizeof(matrix), "matrix"}, {(void *)&last_message, sizeof(last_message), "last_message"}};
+// CHECK-LABEL: static const struct __c3_global __c3_file_globals[] __attribute__((section("c3_globals"), used, aligned(8))) = {{[{][{]}}(void *)&counter, 4ul, "counter"}, {(void *)&ratio, 8ul, "ratio"}, {(void *)&messages, 16ul, "messages"}, {(void *)&origin, 8ul, "origin"}, {(void *)&corner, 8ul, "corner"}, {(void *)&defined_later, 4ul, "defined_later"}, {(void *)&matrix, 64ul, "matrix"}, {(void *)&last_message, 8ul, "last_message"}};
 // CHECK-NOT: {{.*}}__c3_global{{.*}}
 int main(void) {
   for (int i = 1; i <= 3; i++) {

@@ -47,9 +47,9 @@ static struct node *push(struct node *list, const char *name) {
 // CHECK-NEXT: __c3_fr.other = __c3_aligned_alloc(64, 64);
 // CHECK-NEXT: __c3_fr.usable = __c3_malloc_usable_size(__c3_fr.text);
 // Through the table and the pointer: calls of unknown targets, so call sites.
-// CHECK-NEXT: __c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: __c3_call_expected = 1; __c3_fr.spare = table.malloc(8);
-// CHECK-NEXT: __c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: __c3_call_expected = 1; table.free(__c3_fr.spare);
-// CHECK-NEXT: __c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: __c3_call_expected = 1; __c3_fr.spare = alloc_fn(8);
+// CHECK-NEXT: __c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: __c3_call_expected = (__c3_function)(table.malloc); __c3_fr.spare = table.malloc(8);
+// CHECK-NEXT: __c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: __c3_call_expected = (__c3_function)(table.free); table.free(__c3_fr.spare);
+// CHECK-NEXT: __c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: __c3_call_expected = (__c3_function)(alloc_fn); __c3_fr.spare = alloc_fn(8);
 // CHECK-NEXT: __c3_free(__c3_fr.spare);
 // CHECK-NOT: {{.*[^_]}}malloc({{.*}}
 // CHECK-NOT: {{.*[ (]}}free({{.*}}

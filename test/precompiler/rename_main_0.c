@@ -10,7 +10,7 @@ int printf(const char *, ...);
 // C99 gives main an implicit `return 0;`, the renamed main gets it spelled out.
 // CHECK-NEXT: __c3_top = __c3_fr.h.prev; return 0; }
 // CHECK-EMPTY:
-// CHECK-NEXT: int __c3_app_main(int argc, char **argv, char **envp) { (void)argc; (void)argv; (void)envp; return __c3_user_main(); }
+// CHECK-NEXT: int __c3_app_main(int argc, char **argv, char **envp) { (void)argc; (void)argv; (void)envp; __c3_call_expected = (__c3_function)__c3_user_main; return __c3_user_main(); }
 // CHECK-NOT: {{.*}}main({{.*}}
 int main(void) {
   printf("before\n");

@@ -14,7 +14,7 @@ int main(int, char **);
 // CHECK-NEXT: printf("%s %d\n", argv[0] ? "named" : "unnamed", argc);
 // CHECK-NEXT: return 0;
 // CHECK-NEXT: return 0; }
-// CHECK: int __c3_app_main(int argc, char **argv, char **envp) { (void)argc; (void)argv; (void)envp; return __c3_user_main(argc, argv); }
+// CHECK: int __c3_app_main(int argc, char **argv, char **envp) { (void)argc; (void)argv; (void)envp; __c3_call_expected = (__c3_function)__c3_user_main; return __c3_user_main(argc, argv); }
 int main(int argc, char **argv) {
   if (argc > 1) return main(argc - 1, argv);
   printf("%s %d\n", argv[0] ? "named" : "unnamed", argc);

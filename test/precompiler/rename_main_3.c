@@ -6,7 +6,7 @@
 int printf(const char *, ...);
 
 // CHECK-LABEL: int __c3_user_main(int argc, char *argv[], char *envp[]) { struct __c3_frame_main { struct __c3_frame h; int argc; char **argv; char **envp; int variables; } __c3_fr; {{.*}} __c3_fr.argc = argc; __c3_fr.argv = argv; __c3_fr.envp = envp;
-// CHECK: int __c3_app_main(int argc, char **argv, char **envp) { (void)argc; (void)argv; (void)envp; return __c3_user_main(argc, argv, envp); }
+// CHECK: int __c3_app_main(int argc, char **argv, char **envp) { (void)argc; (void)argv; (void)envp; __c3_call_expected = (__c3_function)__c3_user_main; return __c3_user_main(argc, argv, envp); }
 int main(int argc, char *argv[], char *envp[]) {
   int variables = 0;
   while (envp[variables]) variables++;

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-// CHECK: int __c3_app_main(int argc, char **argv, char **envp) { (void)argc; (void)argv; (void)envp; return __c3_user_main(argc, argv, envp); }
+// CHECK: int __c3_app_main(int argc, char **argv, char **envp) { (void)argc; (void)argv; (void)envp; __c3_call_expected = (__c3_function)__c3_user_main; return __c3_user_main(argc, argv, envp); }
 int main(int argc, char **argv, char **envp) {
 #pragma ccc_checkpoint force
   int paths = 0;

@@ -12,6 +12,8 @@
 #                                               (no fault: only the uninterrupted run)
 #   // C3-RUN-STDERR: <text>                    run mode: the uninterrupted c3 run's stderr
 #                                               holds this line
+#   // C3-CFLAGS: <flags>                       compile and run modes: more compiler flags, for
+#                                               warnings the input itself draws
 #
 # usage: run_golden.sh <mode> <input.c> <work dir> <c3-precompile> <FileCheck> <include dir> [c3cc]
 #   golden     precompile each variant and FileCheck the output, from the input's first line on
@@ -40,6 +42,7 @@ cd "$WORK" || exit 1
 directive() { sed -n "s|^[[:space:]]*// $1:[[:space:]]*||p" "$INPUT"; }
 
 mapfile -t VARIANTS < <(directive C3-VARIANT)
+read -r -a CFLAGS <<< "$(directive C3-CFLAGS)"
 [ ${#VARIANTS[@]} -gt 0 ] || VARIANTS=("CHECK")
 
 preprocess() {  # preprocess <source> <output.i>
@@ -104,7 +107,7 @@ golden | compile)
       done
     else
       for generated in "v$index"/*.c3.i; do
-        "$CLANG" -c -Wall -Wextra -Werror "$generated" -o "${generated%.i}.o" ||
+        "$CLANG" -c -Wall -Wextra -Werror "${CFLAGS[@]}" "$generated" -o "${generated%.i}.o" ||
           fail "the code generated for variant $PREFIX does not compile cleanly: $WORK/$generated"
       done
     fi
@@ -123,7 +126,7 @@ diagnose)
 run)
   [ -n "$C3CC" ] || fail "run mode needs c3cc"
   "$CLANG" -O1 -w -o plain "$INPUT" || fail "plain build failed"
-  "$C3CC" -O1 -Wall -Wextra -Werror -o c3prog "$INPUT" || fail "c3cc build failed"
+  "$C3CC" -O1 -Wall -Wextra -Werror "${CFLAGS[@]}" -o c3prog "$INPUT" || fail "c3cc build failed"
   ./plain > expected
   expected_status=$?
   export C3_CKPT_DIR=$WORK/ckpt

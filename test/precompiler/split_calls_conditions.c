@@ -20,9 +20,9 @@ int step(int n) {
 
 // CHECK-LABEL: int if_condition(int n) { struct __c3_frame_if_condition {{.*}}
 // CHECK-NEXT: __c3_fr.r = 0;
-// CHECK-NEXT: { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.n); if (__c3_fr.[[T]] > 2)
+// CHECK-NEXT: { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.n); if (__c3_fr.[[T]] > 2)
 // CHECK-NEXT: __c3_fr.r = 1;
-// CHECK-NEXT: else { ; __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = 1; __c3_fr.[[U:__c3_t[0-9]+]] = step(__c3_fr.r); if (__c3_fr.[[U]] == 1)
+// CHECK-NEXT: else { ; __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(step); __c3_fr.[[U:__c3_t[0-9]+]] = step(__c3_fr.r); if (__c3_fr.[[U]] == 1)
 // CHECK-NEXT: __c3_fr.r = 2; } }
 int if_condition(int n) {
   int r = 0;
@@ -36,7 +36,7 @@ int if_condition(int n) {
 // A while loop becomes `for (;;)` with the test first in its body.
 // CHECK-LABEL: int while_condition(int i) { struct __c3_frame_while_condition {{.*}}
 // CHECK-NEXT: __c3_fr.r = 0;
-// CHECK-NEXT: for (;;) { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.i); if (!(__c3_fr.[[T]] < 5)) break; {
+// CHECK-NEXT: for (;;) { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.i); if (!(__c3_fr.[[T]] < 5)) break; {
 // CHECK-NEXT: if (++__c3_fr.i == 2) continue;
 // CHECK-NEXT: __c3_fr.r += __c3_fr.i;
 // CHECK-NEXT: } }
@@ -53,7 +53,7 @@ int while_condition(int i) {
 // loop's increment, so `continue` reaches the test.
 // CHECK-LABEL: int do_condition(int i) { struct __c3_frame_do_condition {{.*}}
 // CHECK-NEXT: __c3_fr.r = 0;
-// CHECK-NEXT: { ; ; __c3_fr.[[FIRST:__c3_t[0-9]+]] = 1; for (;; __c3_fr.[[FIRST]] = 0) { if (!__c3_fr.[[FIRST]]) { __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.i); if (!(__c3_fr.[[T]] < 4)) break; } {
+// CHECK-NEXT: { ; ; __c3_fr.[[FIRST:__c3_t[0-9]+]] = 1; for (;; __c3_fr.[[FIRST]] = 0) { if (!__c3_fr.[[FIRST]]) { __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.i); if (!(__c3_fr.[[T]] < 4)) break; } {
 // CHECK-NEXT: __c3_fr.r += __c3_fr.i;
 // CHECK-NEXT: if (__c3_fr.i++ == 1) continue;
 // CHECK-NEXT: __c3_fr.r *= 2;
@@ -72,7 +72,7 @@ int do_condition(int i) {
 // iteration) and then the condition at the top of the body.
 // CHECK-LABEL: int for_loop(int n) { struct __c3_frame_for_loop {{.*}}
 // CHECK-NEXT: __c3_fr.r = 0;
-// CHECK-NEXT: { ; ; ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.i = step(0); __c3_fr.[[FIRST:__c3_t[0-9]+]] = 1; for (; ; __c3_fr.[[FIRST]] = 0) { if (!__c3_fr.[[FIRST]]) { __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = 1; __c3_fr.[[INC:__c3_t[0-9]+]] = step(__c3_fr.i); __c3_fr.i += __c3_fr.[[INC]]; } __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = 1; __c3_fr.[[COND:__c3_t[0-9]+]] = step(__c3_fr.n); if (!(__c3_fr.i < __c3_fr.[[COND]])) break; {
+// CHECK-NEXT: { ; ; ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.i = step(0); __c3_fr.[[FIRST:__c3_t[0-9]+]] = 1; for (; ; __c3_fr.[[FIRST]] = 0) { if (!__c3_fr.[[FIRST]]) { __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(step); __c3_fr.[[INC:__c3_t[0-9]+]] = step(__c3_fr.i); __c3_fr.i += __c3_fr.[[INC]]; } __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = (__c3_function)(step); __c3_fr.[[COND:__c3_t[0-9]+]] = step(__c3_fr.n); if (!(__c3_fr.i < __c3_fr.[[COND]])) break; {
 // CHECK-NEXT: if (__c3_fr.i == 2) continue;
 // CHECK-NEXT: __c3_fr.r += __c3_fr.i;
 // CHECK-NEXT: } } }
@@ -88,9 +88,9 @@ int for_loop(int n) {
 // One part at a time; the parts that reach nothing stay where they are.
 // CHECK-LABEL: int for_parts(int n) { struct __c3_frame_for_parts {{.*}}
 // CHECK-NEXT: __c3_fr.r = 0;
-// CHECK-NEXT: { ; __c3_fr.[[FIRST:__c3_t[0-9]+]] = 1; for (__c3_fr.i = 0; ; __c3_fr.[[FIRST]] = 0) { if (!__c3_fr.[[FIRST]]) { __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.i = step(__c3_fr.i); } if (!(__c3_fr.i < __c3_fr.n)) break; __c3_fr.r += __c3_fr.i; } }
-// CHECK-NEXT: { ; for (__c3_fr.i = 0; ; __c3_fr.i++) { __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = 1; __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.i); if (!(__c3_fr.[[T]] < __c3_fr.n)) break; __c3_fr.r += __c3_fr.i; } }
-// CHECK-NEXT: { __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = 1; __c3_fr.i = step(__c3_fr.n); for (; __c3_fr.i > 0; __c3_fr.i--) { __c3_fr.r++; } }
+// CHECK-NEXT: { ; __c3_fr.[[FIRST:__c3_t[0-9]+]] = 1; for (__c3_fr.i = 0; ; __c3_fr.[[FIRST]] = 0) { if (!__c3_fr.[[FIRST]]) { __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.i = step(__c3_fr.i); } if (!(__c3_fr.i < __c3_fr.n)) break; __c3_fr.r += __c3_fr.i; } }
+// CHECK-NEXT: { ; for (__c3_fr.i = 0; ; __c3_fr.i++) { __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.i); if (!(__c3_fr.[[T]] < __c3_fr.n)) break; __c3_fr.r += __c3_fr.i; } }
+// CHECK-NEXT: { __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = (__c3_function)(step); __c3_fr.i = step(__c3_fr.n); for (; __c3_fr.i > 0; __c3_fr.i--) { __c3_fr.r++; } }
 int for_parts(int n) {
   int r = 0, i;
   for (i = 0; i < n; i = step(i)) r += i;
@@ -100,7 +100,7 @@ int for_parts(int n) {
 }
 
 // CHECK-LABEL: int switch_condition(int n) { struct __c3_frame_switch_condition {{.*}}
-// CHECK-NEXT: { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.n); switch (__c3_fr.[[T]]) {
+// CHECK-NEXT: { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.n); switch (__c3_fr.[[T]]) {
 // CHECK-NEXT: case 1:
 // CHECK-NEXT: { __c3_top = __c3_fr.h.prev; return 10; }
 // CHECK-NEXT: default:
@@ -118,7 +118,7 @@ int switch_condition(int n) {
 // A condition that reaches nothing is left alone, even in an instrumented function.
 // CHECK-LABEL: int untouched_conditions(int n) { struct __c3_frame_untouched_conditions {{.*}}
 // CHECK-NEXT: while (__c3_fr.n > 100) __c3_fr.n /= 2;
-// CHECK-NEXT: if (__c3_fr.n == 3) { __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.n = step(__c3_fr.n); }
+// CHECK-NEXT: if (__c3_fr.n == 3) { __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.n = step(__c3_fr.n); }
 int untouched_conditions(int n) {
   while (n > 100) n /= 2;
   if (n == 3) n = step(n);

@@ -20,10 +20,10 @@ int twice(int n) { return 2 * n; }
 int (*const table[2])(int) = {step, twice};
 
 // CHECK-LABEL: int canonical(int n) { struct __c3_frame_canonical {{.*}}
-// CHECK-NEXT: __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.x = step(__c3_fr.n);
-// CHECK-NEXT: __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = 1; __c3_fr.x = step(__c3_fr.x);
-// CHECK-NEXT: __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = 1; step(__c3_fr.x);
-// CHECK-NEXT: __c3_fr.h.site = 4; __c3_L4: __c3_call_expected = 1; (void)step(__c3_fr.x);
+// CHECK-NEXT: __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.x = step(__c3_fr.n);
+// CHECK-NEXT: __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(step); __c3_fr.x = step(__c3_fr.x);
+// CHECK-NEXT: __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = (__c3_function)(step); step(__c3_fr.x);
+// CHECK-NEXT: __c3_fr.h.site = 4; __c3_L4: __c3_call_expected = (__c3_function)(step); (void)step(__c3_fr.x);
 // CHECK-NEXT: { __c3_top = __c3_fr.h.prev; return __c3_fr.x; }
 int canonical(int n) {
   int x = step(n);
@@ -34,22 +34,22 @@ int canonical(int n) {
 }
 
 // CHECK-LABEL: int returns(int n) { struct __c3_frame_returns {{.*}}
-// CHECK-NEXT: if (__c3_fr.n > 10) { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.n); { __c3_top = __c3_fr.h.prev; return __c3_fr.[[T]] + 1; } }
+// CHECK-NEXT: if (__c3_fr.n > 10) { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.n); { __c3_top = __c3_fr.h.prev; return __c3_fr.[[T]] + 1; } }
 // Nested calls: the inner ones first, left to right, then the sum, then the outer call.
-// CHECK-NEXT: { ; ; ; ; __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = 1; __c3_fr.[[A:__c3_t[0-9]+]] = step(__c3_fr.n); __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = 1; __c3_fr.[[B:__c3_t[0-9]+]] = step(__c3_fr.n + 1); __c3_fr.[[SUM:__c3_t[0-9]+]] = __c3_fr.[[A]] + __c3_fr.[[B]]; __c3_fr.h.site = 4; __c3_L4: __c3_call_expected = 1; __c3_fr.[[OUT:__c3_t[0-9]+]] = step(__c3_fr.[[SUM]]); { __c3_top = __c3_fr.h.prev; return __c3_fr.[[OUT]]; } }
+// CHECK-NEXT: { ; ; ; ; __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(step); __c3_fr.[[A:__c3_t[0-9]+]] = step(__c3_fr.n); __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = (__c3_function)(step); __c3_fr.[[B:__c3_t[0-9]+]] = step(__c3_fr.n + 1); __c3_fr.[[SUM:__c3_t[0-9]+]] = __c3_fr.[[A]] + __c3_fr.[[B]]; __c3_fr.h.site = 4; __c3_L4: __c3_call_expected = (__c3_function)(step); __c3_fr.[[OUT:__c3_t[0-9]+]] = step(__c3_fr.[[SUM]]); { __c3_top = __c3_fr.h.prev; return __c3_fr.[[OUT]]; } }
 int returns(int n) {
   if (n > 10) return step(n) + 1;
   return step(step(n) + step(n + 1));
 }
 
 // CHECK-LABEL: int logic(int n) { struct __c3_frame_logic {{.*}}
-// CHECK-NEXT: ; ; __c3_fr.[[AND:__c3_t[0-9]+]] = (__c3_fr.n > 0) != 0; if (__c3_fr.[[AND]]) { __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.[[R:__c3_t[0-9]+]] = step(__c3_fr.n); __c3_fr.[[AND]] = (__c3_fr.[[R]]) != 0; } __c3_fr.r = __c3_fr.[[AND]];
-// CHECK-NEXT: ; ; __c3_fr.[[OR:__c3_t[0-9]+]] = (__c3_fr.n < 0) != 0; if (!__c3_fr.[[OR]]) { __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = 1; __c3_fr.[[R:__c3_t[0-9]+]] = step(__c3_fr.r); __c3_fr.[[OR]] = (__c3_fr.[[R]] > 3) != 0; } __c3_fr.r += __c3_fr.[[OR]];
-// CHECK-NEXT: ; ; ; if (__c3_fr.n) { __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = 1; __c3_fr.[[THEN:__c3_t[0-9]+]] = step(__c3_fr.r); __c3_fr.[[SEL:__c3_t[0-9]+]] = __c3_fr.[[THEN]]; } else { __c3_fr.h.site = 4; __c3_L4: __c3_call_expected = 1; __c3_fr.[[ELSE:__c3_t[0-9]+]] = step(-__c3_fr.r); __c3_fr.[[SEL]] = __c3_fr.[[ELSE]]; } __c3_fr.r = __c3_fr.[[SEL]];
-// CHECK-NEXT: ; __c3_fr.h.site = 5; __c3_L5: __c3_call_expected = 1; note(__c3_fr.n); (void)(((void)0)); __c3_fr.h.site = 6; __c3_L6: __c3_call_expected = 1; __c3_fr.[[R:__c3_t[0-9]+]] = step(__c3_fr.r); __c3_fr.r = (__c3_fr.[[R]]);
+// CHECK-NEXT: ; ; __c3_fr.[[AND:__c3_t[0-9]+]] = (__c3_fr.n > 0) != 0; if (__c3_fr.[[AND]]) { __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[R:__c3_t[0-9]+]] = step(__c3_fr.n); __c3_fr.[[AND]] = (__c3_fr.[[R]]) != 0; } __c3_fr.r = __c3_fr.[[AND]];
+// CHECK-NEXT: ; ; __c3_fr.[[OR:__c3_t[0-9]+]] = (__c3_fr.n < 0) != 0; if (!__c3_fr.[[OR]]) { __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(step); __c3_fr.[[R:__c3_t[0-9]+]] = step(__c3_fr.r); __c3_fr.[[OR]] = (__c3_fr.[[R]] > 3) != 0; } __c3_fr.r += __c3_fr.[[OR]];
+// CHECK-NEXT: ; ; ; if (__c3_fr.n) { __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = (__c3_function)(step); __c3_fr.[[THEN:__c3_t[0-9]+]] = step(__c3_fr.r); __c3_fr.[[SEL:__c3_t[0-9]+]] = __c3_fr.[[THEN]]; } else { __c3_fr.h.site = 4; __c3_L4: __c3_call_expected = (__c3_function)(step); __c3_fr.[[ELSE:__c3_t[0-9]+]] = step(-__c3_fr.r); __c3_fr.[[SEL]] = __c3_fr.[[ELSE]]; } __c3_fr.r = __c3_fr.[[SEL]];
+// CHECK-NEXT: ; __c3_fr.h.site = 5; __c3_L5: __c3_call_expected = (__c3_function)(note); note(__c3_fr.n); (void)(((void)0)); __c3_fr.h.site = 6; __c3_L6: __c3_call_expected = (__c3_function)(step); __c3_fr.[[R:__c3_t[0-9]+]] = step(__c3_fr.r); __c3_fr.r = (__c3_fr.[[R]]);
 // As statements, the value of `&&` and `?:` is dropped.
-// CHECK-NEXT: ; ; __c3_fr.[[AND:__c3_t[0-9]+]] = (__c3_fr.n > 2) != 0; if (__c3_fr.[[AND]]) { __c3_fr.h.site = 7; __c3_L7: __c3_call_expected = 1; __c3_fr.[[R:__c3_t[0-9]+]] = step(__c3_fr.n); __c3_fr.[[AND]] = (__c3_fr.[[R]]) != 0; }
-// CHECK-NEXT: if (__c3_fr.n) { __c3_fr.h.site = 8; __c3_L8: __c3_call_expected = 1; note(1); (void)(((void)0)); } else { __c3_fr.h.site = 9; __c3_L9: __c3_call_expected = 1; note(2); (void)(((void)0)); }
+// CHECK-NEXT: ; ; __c3_fr.[[AND:__c3_t[0-9]+]] = (__c3_fr.n > 2) != 0; if (__c3_fr.[[AND]]) { __c3_fr.h.site = 7; __c3_L7: __c3_call_expected = (__c3_function)(step); __c3_fr.[[R:__c3_t[0-9]+]] = step(__c3_fr.n); __c3_fr.[[AND]] = (__c3_fr.[[R]]) != 0; }
+// CHECK-NEXT: if (__c3_fr.n) { __c3_fr.h.site = 8; __c3_L8: __c3_call_expected = (__c3_function)(note); note(1); (void)(((void)0)); } else { __c3_fr.h.site = 9; __c3_L9: __c3_call_expected = (__c3_function)(note); note(2); (void)(((void)0)); }
 int logic(int n) {
   int r = n > 0 && step(n);
   r += n < 0 || step(r) > 3;
@@ -61,9 +61,9 @@ int logic(int n) {
 }
 
 // CHECK-LABEL: int declarations(int n) { struct __c3_frame_declarations {{.*}}
-// CHECK-NEXT: __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.plain = step(__c3_fr.n);
-// CHECK-NEXT: ; __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = 1; __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.n); __c3_fr.scaled = __c3_fr.[[T]] * 2;
-// CHECK-NEXT: ; ; __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = 1; __c3_fr.[[A:__c3_t[0-9]+]] = step(1); __c3_fr.h.site = 4; __c3_L4: __c3_call_expected = 1; __c3_fr.[[B:__c3_t[0-9]+]] = step(2); __builtin_memcpy(&__c3_fr.a, &(int[2]){__c3_fr.[[A]], __c3_fr.[[B]]}, sizeof __c3_fr.a);
+// CHECK-NEXT: __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.plain = step(__c3_fr.n);
+// CHECK-NEXT: ; __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.n); __c3_fr.scaled = __c3_fr.[[T]] * 2;
+// CHECK-NEXT: ; ; __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = (__c3_function)(step); __c3_fr.[[A:__c3_t[0-9]+]] = step(1); __c3_fr.h.site = 4; __c3_L4: __c3_call_expected = (__c3_function)(step); __c3_fr.[[B:__c3_t[0-9]+]] = step(2); __builtin_memcpy(&__c3_fr.a, &(int[2]){__c3_fr.[[A]], __c3_fr.[[B]]}, sizeof __c3_fr.a);
 // sizeof does not evaluate its operand: nothing to split.
 // CHECK-NEXT: __c3_fr.unevaluated = sizeof step(__c3_fr.n);
 int declarations(int n) {
@@ -78,13 +78,13 @@ int declarations(int n) {
 // re-issuing the call on restart evaluates nothing twice. Calls that reach no checkpoint (twice)
 // count as side effects too. Through a pointer, every call may reach a checkpoint.
 // CHECK-LABEL: int arguments(int n) { struct __c3_frame_arguments {{.*}}
-// CHECK-NEXT: ; ; __c3_fr.[[ARG:__c3_t[0-9]+]] = __c3_fr.n++; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.[[R:__c3_t[0-9]+]] = step(__c3_fr.[[ARG]]); __c3_fr.r = __c3_fr.[[R]];
-// CHECK-NEXT: ; ; __c3_fr.[[ARG:__c3_t[0-9]+]] = twice(__c3_fr.n); __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = 1; __c3_fr.[[R:__c3_t[0-9]+]] = step(__c3_fr.[[ARG]]); __c3_fr.r += __c3_fr.[[R]];
-// CHECK-NEXT: ; __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = 1; __c3_fr.[[R:__c3_t[0-9]+]] = table[__c3_fr.n & 1](__c3_fr.r); __c3_fr.r += __c3_fr.[[R]];
+// CHECK-NEXT: ; ; __c3_fr.[[ARG:__c3_t[0-9]+]] = __c3_fr.n++; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[R:__c3_t[0-9]+]] = step(__c3_fr.[[ARG]]); __c3_fr.r = __c3_fr.[[R]];
+// CHECK-NEXT: ; ; __c3_fr.[[ARG:__c3_t[0-9]+]] = twice(__c3_fr.n); __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(step); __c3_fr.[[R:__c3_t[0-9]+]] = step(__c3_fr.[[ARG]]); __c3_fr.r += __c3_fr.[[R]];
+// CHECK-NEXT: ; __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = (__c3_function)(table[__c3_fr.n & 1]); __c3_fr.[[R:__c3_t[0-9]+]] = table[__c3_fr.n & 1](__c3_fr.r); __c3_fr.r += __c3_fr.[[R]];
 // CHECK-NEXT: __c3_fr.k = 0;
-// CHECK-NEXT: ; ; __c3_fr.[[FN:__c3_t[0-9]+]] = table[__c3_fr.k++]; __c3_fr.h.site = 4; __c3_L4: __c3_call_expected = 1; __c3_fr.[[R:__c3_t[0-9]+]] = __c3_fr.[[FN]](__c3_fr.r); __c3_fr.r += __c3_fr.[[R]];
+// CHECK-NEXT: ; ; __c3_fr.[[FN:__c3_t[0-9]+]] = table[__c3_fr.k++]; __c3_fr.h.site = 4; __c3_L4: __c3_call_expected = (__c3_function)(__c3_fr.[[FN]]); __c3_fr.[[R:__c3_t[0-9]+]] = __c3_fr.[[FN]](__c3_fr.r); __c3_fr.r += __c3_fr.[[R]];
 // CHECK-NEXT: __builtin_memcpy(&__c3_fr.a, &(int[3]){0, 0, 0}, sizeof __c3_fr.a);
-// CHECK-NEXT: ; ; __c3_fr.h.site = 5; __c3_L5: __c3_call_expected = 1; __c3_fr.[[I:__c3_t[0-9]+]] = step(0); __c3_fr.h.site = 6; __c3_L6: __c3_call_expected = 1; __c3_fr.[[V:__c3_t[0-9]+]] = step(1); __c3_fr.a[__c3_fr.[[I]]] = __c3_fr.[[V]];
+// CHECK-NEXT: ; ; __c3_fr.h.site = 5; __c3_L5: __c3_call_expected = (__c3_function)(step); __c3_fr.[[I:__c3_t[0-9]+]] = step(0); __c3_fr.h.site = 6; __c3_L6: __c3_call_expected = (__c3_function)(step); __c3_fr.[[V:__c3_t[0-9]+]] = step(1); __c3_fr.a[__c3_fr.[[I]]] = __c3_fr.[[V]];
 int arguments(int n) {
   int r = step(n++);
   r += step(twice(n));
@@ -98,7 +98,7 @@ int arguments(int n) {
 
 // A temporary has the type of its call.
 // CHECK: const char *pick(int n) { struct __c3_frame_pick { struct __c3_frame h; int n; const char *[[T:__c3_t[0-9]+]]; } __c3_fr; {{.*}}
-// CHECK-NEXT: { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = 1; __c3_fr.[[T]] = name(__c3_fr.n); { __c3_top = __c3_fr.h.prev; return __c3_fr.[[T]] + 1; } }
+// CHECK-NEXT: { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(name); __c3_fr.[[T]] = name(__c3_fr.n); { __c3_top = __c3_fr.h.prev; return __c3_fr.[[T]] + 1; } }
 const char *name(int n) {
   step(n);
   return n ? "one" : "two";
