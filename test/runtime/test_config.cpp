@@ -119,6 +119,6 @@ TEST_CASE("config: C3_FAULT stages") {
                           "crash:1", "site:-1", "mid-write:3:4"})
     CHECK_THROWS_AS(parse({{"C3_FAULT", bad}}), ConfigError);
   CHECK(error_of({{"C3_FAULT", "boom"}}) ==
-        "C3_FAULT='boom': expected after-commit:N, mid-write:N, before-commit:N or site:K "
+        "C3_FAULT='boom': expected after-commit:N, mid-write:N, before-commit:N, before-release:N or site:K "
         "(N, K >= 1)");
 }
