@@ -23,7 +23,8 @@ import differential  # noqa: E402
 def describe(record):
     kills = ",".join(record["kills"]) or "-"
     text = (f"seed {record['seed']}: {record['verdict'].upper()} {record['opt']} "
-            f"pragmas={record['pragmas']} (forced {record['forced']}) visits={record.get('visits')} "
+            f"pragmas={record['pragmas']} (forced {record['forced']}) "
+            f"visits={record.get('visits')} "
             f"committed={record['committed']} frames={record.get('max_frames', 0)} "
             f"kills={kills} runs={record['runs']} "
             f"{record['seconds']}s")
