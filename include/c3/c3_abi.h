@@ -63,6 +63,17 @@ char *__c3_strdup(const char *s);
 char *__c3_strndup(const char *s, unsigned long n);
 unsigned long __c3_malloc_usable_size(void *p);
 
+/* libc functions that allocate memory the program owns, or grow memory it allocated, in versions
+ * that use the c3 heap (FILE, va_list and ssize_t come from the program's own headers, which
+ * declare the originals these replace; here they are spelled with builtin types). */
+long __c3_getline(char **line, unsigned long *capacity, void *stream);
+long __c3_getdelim(char **line, unsigned long *capacity, int delimiter, void *stream);
+int __c3_asprintf(char **out, const char *format, ...);
+int __c3_vasprintf(char **out, const char *format, __builtin_va_list args);
+char *__c3_realpath(const char *path, char *resolved);
+char *__c3_getcwd(char *buffer, unsigned long size);
+char *__c3_get_current_dir_name(void);
+
 /* atexit registrations are part of the program's state: the runtime records them and registers
  * them again in a restarted process. */
 int __c3_atexit(void (*function)(void));

@@ -26,6 +26,15 @@ const char *arenaName(StringRef Name) {
       {"strndup", "__c3_strndup"},
       {"__strndup", "__c3_strndup"},
       {"malloc_usable_size", "__c3_malloc_usable_size"},
+      // libc allocating for the program, or growing the program's blocks with its own realloc.
+      {"getline", "__c3_getline"},
+      {"getdelim", "__c3_getdelim"},
+      {"__getdelim", "__c3_getdelim"},
+      {"asprintf", "__c3_asprintf"},
+      {"vasprintf", "__c3_vasprintf"},
+      {"realpath", "__c3_realpath"},
+      {"getcwd", "__c3_getcwd"},
+      {"get_current_dir_name", "__c3_get_current_dir_name"},
       // Not the heap, but state libc keeps for the program: the handlers must run after a restart.
       {"atexit", "__c3_atexit"},
   };
@@ -40,10 +49,13 @@ class HeapRenamer : public RecursiveASTVisitor<HeapRenamer> {
 
   bool VisitDeclRefExpr(DeclRefExpr *Ref) {
     const auto *FD = dyn_cast<FunctionDecl>(Ref->getDecl());
-    if (!FD || !FD->getIdentifier() || FD->hasBody()) return true;
+    if (!FD || !FD->getIdentifier()) return true;
     const char *Replacement = arenaName(FD->getName());
     if (!Replacement) return true;
     const SourceManager &SM = PC.Ctx.getSourceManager();
+    // A program's own function of that name stays; glibc's inline versions (getline at -O2) don't.
+    if (const FunctionDecl *Definition = FD->getDefinition())
+      if (!SM.isInSystemHeader(Definition->getLocation())) return true;
     SourceLocation Loc = Ref->getLocation();
     if (!Loc.isFileID() || SM.isInSystemHeader(Loc) || SM.getFileID(Loc) != SM.getMainFileID())
       return true;
