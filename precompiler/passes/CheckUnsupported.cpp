@@ -51,6 +51,20 @@ class UnsupportedFinder : public RecursiveASTVisitor<UnsupportedFinder> {
     return true;
   }
 
+  // A compound literal moves into the frame record like a variable (hoist-locals).
+  bool VisitCompoundLiteralExpr(CompoundLiteralExpr *CLE) {
+    if (CLE->isFileScope()) return true;
+    if (const NamedDecl *Local = localTypeIn(CLE->getType()))
+      reportError(PC.diags(), CLE->getBeginLoc(),
+                  "compound literal of a type declared inside function '" +
+                      Function->getNameAsString() + "', which can reach a checkpoint",
+                  "move the declaration of " +
+                      (Local->getName().empty() ? std::string("its type")
+                                                : "'" + Local->getNameAsString() + "'") +
+                      " to file scope");
+    return true;
+  }
+
   bool VisitIndirectGotoStmt(IndirectGotoStmt *S) {
     reportError(PC.diags(), S->getBeginLoc(), "computed goto in a function that can reach a checkpoint",
                 "use a switch over an integer state instead of label addresses");
