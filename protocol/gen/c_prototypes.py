@@ -2,9 +2,9 @@
 
 Input is the header after the C preprocessor (`cc -E -P mpi.h`), so conditionals and type macros
 (MPIO_Request is MPI_Request) are already resolved the way a C program sees them. MPICH's
-annotation macros expand to `__attribute__((...))` (clang) or to nothing (gcc); attributes are
-removed here, and so are the unexpanded macros (MPICH_ATTR_POINTER_WITH_TYPE_TAG(1,3),
-MPICH_API_PUBLIC, ROMIO_API_PUBLIC) so that raw prototype lines parse too.
+annotation macros expand to `__attribute__((...))` or to nothing, depending on the compiler and
+on how MPICH was configured; attributes are removed here, and so are the unexpanded macros (MPICH_ATTR_POINTER_WITH_TYPE_TAG(1,3),
+MPICH_API_PUBLIC, ROMIO_API_PUBLIC) and comments, so that raw prototype text parses too.
 
 This is not a C parser: it reads top-level declarations of the form `<return type> name(<params>)`
 and leaves everything else (typedefs, struct and enum definitions, variables) alone. Parameters
@@ -22,6 +22,7 @@ _TYPE_WORDS = {
     "const", "volatile", "restrict", "__restrict",
 }
 _ANNOTATION_MACRO = re.compile(r"\bMPICH_ATTR_\w+\s*\([^()]*\)|\b\w+_API_PUBLIC\b")
+_COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|/\*.*?\*/|//[^\n]*', re.S)
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\.\.\.|\S")
 
 
@@ -158,7 +159,9 @@ def parse_prototypes(text: str, name_pattern: str = r"MPIX?_\w+") -> list[Protot
     A name declared twice with the same signature is listed once; a conflicting redeclaration is
     an error.
     """
-    # Lines the preprocessor keeps (#pragma) would otherwise glue onto the next declaration.
+    # Comments survive in raw text, and lines the preprocessor keeps (#pragma) would otherwise
+    # glue onto the next declaration.
+    text = _COMMENT_OR_STRING.sub(lambda m: m.group(0) if m.group(0)[0] == '"' else " ", text)
     text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
     text = strip_annotations(text)
     wanted = re.compile(name_pattern)

@@ -16,6 +16,9 @@ import generate_wrappers  # noqa: E402
 
 # Raw MPICH-style prototypes (unexpanded annotation macros) next to what the preprocessor leaves.
 HEADER = textwrap.dedent("""\
+    /* Copyright (C) by someone; int MPI_Commented(int x); */
+    // int MPI_LineComment(int x);
+    static const char *mpich_version = "a /* b // c";
     #pragma GCC visibility push(default)
     typedef int MPI_Comm;
     typedef struct MPI_Status { int count_lo; int (*fn)(int x); } MPI_Status;
