@@ -241,7 +241,7 @@ fault)
   # fault <C3_FAULT value>: killed there, restarted with C3_RESTART=auto (or --restart), output
   # appended to the same file.
   fault=${1:?fault}
-  case $fault in after-commit:*) RESTART_MODE=${RESTART_MODE/auto/latest} ;; esac
+  case $fault in after-commit:* | before-release:*) RESTART_MODE=${RESTART_MODE/auto/latest} ;; esac
   if kill_and_restart "$fault"; then
     expect_same out "$EXPECTED" "kill at $fault, restart"
   fi
