@@ -53,6 +53,8 @@ PersistentState decode_persistent_state(const void *data, size_t size, const std
   }
   if (state.on_restart.size() > kMaxOnRestartCallbacks)
     throw CorruptCheckpoint(path + ": section RUNTIME: too many restart callbacks");
+  if (state.atexit_handlers.size() > kMaxAtexitHandlers)
+    throw CorruptCheckpoint(path + ": section RUNTIME: too many atexit handlers");
   return state;
 }
 

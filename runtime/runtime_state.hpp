@@ -27,12 +27,15 @@ struct PersistentState {
   uint64_t restarts = 0;           // restarts in this lineage
   int app_argc = 0;                // main's arguments, copied into the arena on the first run
   uintptr_t app_argv = 0;
+  uintptr_t app_environ = 0;       // the environment, copied into the arena on the first run
+  uintptr_t random_state = 0;      // the state array random()/rand() use (setstate's argument)
+  std::vector<uintptr_t> atexit_handlers;  // in registration order
   std::vector<OnRestartCallback> on_restart;
 
   template <class Archive>
   void serialize(Archive &ar, unsigned /*version*/) {
     ar &last_checkpoint &checkpoints_taken &bytes_written &write_ns &restarts &app_argc &app_argv
-        &on_restart;
+        &app_environ &random_state &atexit_handlers &on_restart;
   }
 };
 
@@ -43,6 +46,8 @@ struct ProcessState {
 };
 
 constexpr size_t kMaxOnRestartCallbacks = 16;
+// atexit() handlers the runtime keeps for a restart; POSIX guarantees a program 32.
+constexpr size_t kMaxAtexitHandlers = 32;
 
 PersistentState &persistent_state();
 ProcessState &process_state();

@@ -1,6 +1,8 @@
 // The program's main: set up the fixed heap and stack, restore a checkpoint if asked to, and run
 // the application's (renamed) main on the fixed stack. Alone in its file, so this archive member
 // is linked only into programs without a main of their own.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +14,7 @@
 #include "fixed_stack.hpp"
 #include "output_commit.hpp"
 #include "heap_arena.hpp"
+#include "random_state.hpp"
 #include "restart.hpp"
 #include "runtime_state.hpp"
 
@@ -28,23 +31,26 @@ void run_app() {
   g_status = __c3_app_main(g_argc, g_argv, g_envp);
 }
 
-// argv strings and the array itself, in the arena: pointers into argv then survive a restart.
-char **copy_argv_to_arena(int argc, char **argv) {
-  auto **copy = static_cast<char **>(c3::heap::malloc(sizeof(char *) * size_t(argc + 1)));
-  if (!copy) throw c3::Error("out of heap arena memory while copying argv");
-  for (int i = 0; i < argc; ++i) {
-    size_t n = std::strlen(argv[i]) + 1;
+// The strings of a null-terminated vector (argv, the environment) and the array itself, in the
+// arena: pointers into it then survive a restart.
+char **copy_vector_to_arena(char *const *vector, const char *what) {
+  size_t count = 0;
+  while (vector && vector[count]) ++count;  // environ is null after clearenv()
+  auto **copy = static_cast<char **>(c3::heap::malloc(sizeof(char *) * (count + 1)));
+  if (!copy) throw c3::Error(std::string("out of heap arena memory while copying ") + what);
+  for (size_t i = 0; i < count; ++i) {
+    size_t n = std::strlen(vector[i]) + 1;
     copy[i] = static_cast<char *>(c3::heap::malloc(n));
-    if (!copy[i]) throw c3::Error("out of heap arena memory while copying argv");
-    std::memcpy(copy[i], argv[i], n);
+    if (!copy[i]) throw c3::Error(std::string("out of heap arena memory while copying ") + what);
+    std::memcpy(copy[i], vector[i], n);
   }
-  copy[argc] = nullptr;
+  copy[count] = nullptr;
   return copy;
 }
 
 }  // namespace
 
-int main(int argc, char **argv, char **envp) {
+int main(int argc, char **argv) {
   const c3::Config &cfg = c3::load_config_or_exit();
   try {
     c3::heap::init(c3::heap::kDefaultBase, cfg.heap_size);
@@ -53,7 +59,11 @@ int main(int argc, char **argv, char **envp) {
     c3::PersistentState &state = c3::persistent_state();
     if (!c3::restart::prepare(cfg)) {
       state.app_argc = argc;
-      state.app_argv = reinterpret_cast<uintptr_t>(copy_argv_to_arena(argc, argv));
+      state.app_argv = reinterpret_cast<uintptr_t>(copy_vector_to_arena(argv, "argv"));
+      // c3's own settings are read already; from here on the program sees the copy (getenv
+      // returns pointers into it), and a restart gives it back the same copy.
+      state.app_environ = reinterpret_cast<uintptr_t>(copy_vector_to_arena(environ, "environ"));
+      state.random_state = c3::random_state::adopt_default();
       if (cfg.verbose) {
         if (cfg.interval_ns)
           std::fprintf(stderr,
@@ -67,10 +77,12 @@ int main(int argc, char **argv, char **envp) {
       }
     }
     c3::output::begin(cfg.output);
-    // A restart passes the saved arguments: the arena holds that copy.
+    // A restart passes the saved arguments and environment of the first run: the arena holds
+    // those copies.
     g_argc = state.app_argc;
     g_argv = reinterpret_cast<char **>(state.app_argv);
-    g_envp = envp;
+    g_envp = reinterpret_cast<char **>(state.app_environ);
+    environ = g_envp;
   } catch (const c3::Error &e) {
     std::fprintf(stderr, "c3: error: %s\n", e.what());
     return 2;

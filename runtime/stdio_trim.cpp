@@ -28,12 +28,24 @@ StreamPosition position_of(int fd) {
   return p;
 }
 
+StreamPosition input_position() {
+  StreamPosition p = position_of(0);
+  if (!p.regular) return p;
+  // stdio reads ahead: the fd's offset is past what the program has seen. ftell counts back
+  // (and counts ungetc). The program may have pointed `stdin` elsewhere or closed it.
+  if (stdin && fileno(stdin) == 0) {
+    off_t logical = ftello(stdin);
+    if (logical >= 0) p.offset = uint64_t(logical);
+  }
+  return p;
+}
+
 Record record() {
   // While stdout is held back (output_commit), fd 1 is a memory file: the real stdout will have
   // grown by the pending bytes once this checkpoint commits and releases them.
   StreamPosition out = position_of(output::real_stdout_fd());
   if (out.regular) out.offset += output::pending_bytes();
-  return Record{out, position_of(2)};
+  return Record{out, position_of(2), input_position()};
 }
 
 std::optional<uint64_t> trim_length(const StreamPosition &saved, const struct stat &now) {
@@ -55,6 +67,32 @@ std::string apply_to_fd(int fd, const StreamPosition &saved) {
   return "";
 }
 
+InputAction input_action(const StreamPosition &saved, const struct stat &now) {
+  if (!saved.regular) return InputAction::None;  // a pipe or terminal: nothing to go back to
+  if (S_ISREG(now.st_mode) && uint64_t(now.st_dev) == saved.dev &&
+      uint64_t(now.st_ino) == saved.ino)
+    return InputAction::Seek;
+  return saved.offset > 0 ? InputAction::Warn : InputAction::None;
+}
+
+std::string apply_to_input(int fd, const StreamPosition &saved) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) st.st_mode = 0;  // closed now: not the file
+  switch (input_action(saved, st)) {
+    case InputAction::None:
+      return "";
+    case InputAction::Seek:
+      if (lseek(fd, off_t(saved.offset), SEEK_SET) < 0)
+        return std::string("cannot move stdin to offset ") + std::to_string(saved.offset) + ": " +
+               std::strerror(errno) + "; input is read from its current position";
+      return "";
+    case InputAction::Warn:
+      return "stdin is not the file the checkpoint read from; input is read from its current "
+             "position";
+  }
+  return "";
+}
+
 void apply(const Record &saved) {
   // When both fds are one file, cut it once, to the longer recorded length, so neither stream
   // loses output it had at the checkpoint.
@@ -67,10 +105,12 @@ void apply(const Record &saved) {
   std::string e2 = apply_to_fd(2, r.err);
   for (const std::string &e : {e1, e2})
     if (!e.empty()) std::fprintf(stderr, "c3: warning: %s; output may be repeated\n", e.c_str());
+  std::string e0 = apply_to_input(0, saved.in);
+  if (!e0.empty()) std::fprintf(stderr, "c3: warning: %s\n", e0.c_str());
 }
 
 namespace {
-constexpr size_t kFields = 8;  // per stream: regular, dev, ino, offset; two streams
+constexpr size_t kFields = 12;  // per stream: regular, dev, ino, offset; stdout, stderr, stdin
 
 void put(uint64_t *out, const StreamPosition &p) {
   out[0] = p.regular;
@@ -92,6 +132,7 @@ std::string encode(const Record &r) {
   uint64_t fields[kFields];
   put(fields, r.out);
   put(fields + 4, r.err);
+  put(fields + 8, r.in);
   return std::string(reinterpret_cast<const char *>(fields), sizeof fields);
 }
 
@@ -101,7 +142,11 @@ Record decode(const SectionView &section, const std::string &path) {
     throw CorruptCheckpoint(path + ": section STDIO: " + std::to_string(section.size) +
                             " bytes, expected " + std::to_string(sizeof fields));
   std::memcpy(fields, section.data, sizeof fields);
-  return Record{get(fields), get(fields + 4)};
+  for (size_t stream = 0; stream < kFields; stream += 4)
+    if (fields[stream] > 1)
+      throw CorruptCheckpoint(path + ": section STDIO: stream " + std::to_string(stream / 4) +
+                              " has flag " + std::to_string(fields[stream]) + ", expected 0 or 1");
+  return Record{get(fields), get(fields + 4), get(fields + 8)};
 }
 
 }  // namespace c3::stdio_trim

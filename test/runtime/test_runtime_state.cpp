@@ -17,6 +17,9 @@ TEST_CASE("runtime state: round trip") {
   s.bytes_written = 123456789;
   s.app_argc = 3;
   s.app_argv = 0x500000001000;
+  s.app_environ = 0x500000003000;
+  s.random_state = 0x500000004000;
+  s.atexit_handlers = {0x401100, 0x401200};
   s.on_restart.push_back({0x401000, 0x500000002000});
   s.on_restart.push_back({0x401234, 0});
   std::string bytes = encode_persistent_state(s);
@@ -26,6 +29,9 @@ TEST_CASE("runtime state: round trip") {
   CHECK(back.bytes_written == 123456789);
   CHECK(back.app_argc == 3);
   CHECK(back.app_argv == 0x500000001000);
+  CHECK(back.app_environ == 0x500000003000);
+  CHECK(back.random_state == 0x500000004000);
+  CHECK(back.atexit_handlers == std::vector<uintptr_t>{0x401100, 0x401200});
   REQUIRE(back.on_restart.size() == 2);
   CHECK(back.on_restart[1].function == 0x401234);
   CHECK(back.on_restart[0].arg == 0x500000002000);
@@ -37,6 +43,9 @@ TEST_CASE("runtime state: garbage is reported as a damaged checkpoint") {
   PersistentState s;
   std::string bytes = encode_persistent_state(s);
   CHECK_THROWS_AS(decode_persistent_state(bytes.data(), bytes.size() / 2, "f"), CorruptCheckpoint);
+  s.atexit_handlers.assign(kMaxAtexitHandlers + 1, 0x401000);  // more than a run can register
+  bytes = encode_persistent_state(s);
+  CHECK_THROWS_AS(decode_persistent_state(bytes.data(), bytes.size(), "f"), CorruptCheckpoint);
 }
 
 TEST_CASE("memory image: round trip, zero-sized pieces, and damage") {

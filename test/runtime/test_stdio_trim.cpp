@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -131,6 +132,7 @@ TEST_CASE("stdio trim: section round trip and size check") {
   stdio_trim::Record r;
   r.out = StreamPosition{true, 1, 2, 3};
   r.err = StreamPosition{false, 0, 0, 0};
+  r.in = StreamPosition{true, 4, 5, 6};
   std::string bytes = stdio_trim::encode(r);
   SectionView v{uint32_t(SectionKind::Stdio), reinterpret_cast<const uint8_t *>(bytes.data()),
                 bytes.size()};
@@ -139,6 +141,128 @@ TEST_CASE("stdio trim: section round trip and size check") {
   CHECK(back.out.ino == 2);
   CHECK(back.out.offset == 3);
   CHECK_FALSE(back.err.regular);
+  CHECK(back.in.regular);
+  CHECK(back.in.dev == 4);
+  CHECK(back.in.ino == 5);
+  CHECK(back.in.offset == 6);
   v.size -= 1;
   CHECK_THROWS_AS(stdio_trim::decode(v, "f"), CorruptCheckpoint);
+  v.size -= 31;  // the two-stream layout of before
+  CHECK_THROWS_AS(stdio_trim::decode(v, "f"), CorruptCheckpoint);
+  v.size += 32;
+  bytes[8 * 8] = 2;  // stdin's "regular" flag must be 0 or 1
+  v.data = reinterpret_cast<const uint8_t *>(bytes.data());
+  CHECK_THROWS_AS(stdio_trim::decode(v, "f"), CorruptCheckpoint);
+}
+
+TEST_CASE("stdio trim: what a restart does with stdin") {
+  StreamPosition saved{true, 5, 7, 100};
+  struct stat now {};
+  now.st_mode = S_IFREG | 0644;
+  now.st_dev = 5;
+  now.st_ino = 7;
+  using stdio_trim::InputAction;
+  CHECK(stdio_trim::input_action(saved, now) == InputAction::Seek);
+  now.st_ino = 8;  // another file (a copy, say)
+  CHECK(stdio_trim::input_action(saved, now) == InputAction::Warn);
+  now.st_ino = 7;
+  now.st_mode = S_IFIFO | 0600;  // piped in now
+  CHECK(stdio_trim::input_action(saved, now) == InputAction::Warn);
+  saved.offset = 0;  // nothing read yet: any input is as good
+  CHECK(stdio_trim::input_action(saved, now) == InputAction::None);
+  now.st_mode = S_IFREG | 0644;
+  CHECK(stdio_trim::input_action(saved, now) == InputAction::Seek);
+  saved = StreamPosition{};  // a pipe or terminal at the checkpoint
+  CHECK(stdio_trim::input_action(saved, now) == InputAction::None);
+}
+
+namespace {
+// Makes `fd` the process's stdin for the lifetime of the object, as if the process had started
+// with it: glibc's fflush of an input stream drops its buffer and its cached file offset.
+struct StdinFrom {
+  int saved_fd;
+  explicit StdinFrom(int fd) : saved_fd(dup(0)) {
+    REQUIRE(saved_fd >= 0);
+    std::fflush(stdin);
+    REQUIRE(dup2(fd, 0) == 0);
+    close(fd);
+    clearerr(stdin);
+  }
+  ~StdinFrom() {
+    std::fflush(stdin);
+    dup2(saved_fd, 0);
+    close(saved_fd);
+    clearerr(stdin);
+  }
+};
+}  // namespace
+
+TEST_CASE("stdio trim: stdin's position is what the program has read, not what stdio read ahead") {
+  TempFile f;
+  int w = f.open_with(O_WRONLY);
+  write_str(w, "first line\nsecond line\nthird line\n");
+  close(w);
+  StreamPosition at;
+  {
+    StdinFrom in(f.open_with(O_RDONLY));
+    char line[64];
+    REQUIRE(fgets(line, sizeof line, stdin) != nullptr);
+    CHECK(lseek(0, 0, SEEK_CUR) == 34);  // stdio read the whole file into its buffer
+    at = stdio_trim::input_position();
+    CHECK(at.regular);
+    CHECK(at.offset == 11);
+  }
+  {
+    // The restarted process opens the same file again, at offset 0.
+    StdinFrom in(f.open_with(O_RDONLY));
+    CHECK(stdio_trim::apply_to_input(0, at) == "");
+    char line[64];
+    REQUIRE(fgets(line, sizeof line, stdin) != nullptr);
+    CHECK(std::string(line) == "second line\n");
+  }
+  {
+    // Read with read(2), never through stdio: the fd's own offset.
+    StdinFrom in(f.open_with(O_RDONLY));
+    char five[5];
+    REQUIRE(read(0, five, sizeof five) == 5);
+    CHECK(stdio_trim::input_position().offset == 5);
+    // The program pointed `stdin` at another stream: fd 0's offset still.
+    FILE *original = stdin;
+    FILE *other = std::fopen("/dev/null", "r");
+    REQUIRE(other != nullptr);
+    stdin = other;
+    CHECK(stdio_trim::input_position().offset == 5);
+    stdin = original;
+    std::fclose(other);
+  }
+}
+
+TEST_CASE("stdio trim: stdin from another file or a pipe is left alone, with a warning") {
+  TempFile a, b;
+  int w = a.open_with(O_WRONLY);
+  write_str(w, "0123456789");
+  close(w);
+  w = b.open_with(O_WRONLY);
+  write_str(w, "abcdefghij");
+  close(w);
+  int fa = a.open_with(O_RDONLY);
+  REQUIRE(lseek(fa, 4, SEEK_SET) == 4);
+  StreamPosition at = stdio_trim::position_of(fa);
+  close(fa);
+  int fb = b.open_with(O_RDONLY);
+  CHECK(stdio_trim::apply_to_input(fb, at) ==
+        "stdin is not the file the checkpoint read from; input is read from its current "
+        "position");
+  CHECK(lseek(fb, 0, SEEK_CUR) == 0);
+  close(fb);
+  int p[2];
+  REQUIRE(pipe(p) == 0);
+  CHECK_FALSE(stdio_trim::apply_to_input(p[0], at).empty());
+  close(p[0]);
+  close(p[1]);
+  // The same file: moved to the position.
+  int again = a.open_with(O_RDONLY);
+  CHECK(stdio_trim::apply_to_input(again, at) == "");
+  CHECK(lseek(again, 0, SEEK_CUR) == 4);
+  close(again);
 }
