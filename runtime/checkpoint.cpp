@@ -14,6 +14,7 @@
 #include "coordinator.hpp"
 #include "output_commit.hpp"
 #include "error.hpp"
+#include "text_format.hpp"
 #include "fault_injection.hpp"
 #include "fixed_stack.hpp"
 #include "frames.hpp"
@@ -47,11 +48,6 @@ std::string fixed3(double v) {
   return buf;
 }
 
-std::string hex(uintptr_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(v));
-  return buf;
-}
 
 // Newest committed checkpoint other than `number`, for the failure message.
 std::optional<uint64_t> newest_committed_before(const CheckpointDir &dir, uint64_t number) {
@@ -254,19 +250,6 @@ std::map<std::string, std::string> decode_meta(const std::string &text) {
   return fields;
 }
 
-std::string human_bytes(uint64_t bytes) {
-  static const char *kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  double v = double(bytes) / 1024;
-  size_t unit = 0;
-  while (v >= 1024 && unit + 1 < sizeof kUnits / sizeof *kUnits) {
-    v /= 1024;
-    ++unit;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
-  return buf;
-}
 
 }  // namespace c3::checkpoint
 

@@ -22,8 +22,6 @@ bool take(const char *where);
 std::string encode_meta(const std::map<std::string, std::string> &fields);
 std::map<std::string, std::string> decode_meta(const std::string &text);
 
-// "12.4 MiB", "512 B", ...
-std::string human_bytes(uint64_t bytes);
 
 }  // namespace checkpoint
 }  // namespace c3

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "text_format.hpp"
 
 // AddressSanitizer must be told about stack switches, or it reports false errors once code on the
 // fixed stack throws or longjmps.
@@ -39,11 +40,6 @@ void entry_on_fixed_stack() {
 #endif
 }
 
-std::string hex(uintptr_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(v));
-  return buf;
-}
 }  // namespace
 
 void map(size_t size) {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "text_format.hpp"
 #include "fixed_stack.hpp"
 
 // The variables generated code reads and writes at every instrumented function entry.
@@ -39,11 +40,6 @@ const char *saved_function(const SavedFrame &f) {
   std::exit(2);
 }
 
-std::string hex(uintptr_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(v));
-  return buf;
-}
 
 }  // namespace
 
@@ -122,15 +118,15 @@ extern "C" void __c3_frame_restore(struct __c3_frame *frame) {
   const char *found_name = c3::frames::name_or_unknown(frame->function);
   uintptr_t found = reinterpret_cast<uintptr_t>(frame);
   if (g_next >= g_saved.size())
-    c3::frames::diverged("'" + std::string(found_name) + "' entered at " + c3::frames::hex(found) +
+    c3::frames::diverged("'" + std::string(found_name) + "' entered at " + c3::hex(found) +
                          " after all " + std::to_string(g_saved.size()) +
                          " saved frames were restored");
   const c3::frames::SavedFrame &saved = g_saved[g_next];
   if (saved.address != found || saved.bytes.size() != frame->size) {
     std::string what = "frame of '" + std::string(c3::frames::saved_function(saved)) +
-                       "' expected at " + c3::frames::hex(saved.address) + " (size " +
+                       "' expected at " + c3::hex(saved.address) + " (size " +
                        std::to_string(saved.bytes.size()) + "), found at " +
-                       c3::frames::hex(found) + " (size " + std::to_string(frame->size) + ")";
+                       c3::hex(found) + " (size " + std::to_string(frame->size) + ")";
     if (std::strcmp(c3::frames::saved_function(saved), found_name) != 0)
       what += " in '" + std::string(found_name) + "'";
     c3::frames::diverged(what);

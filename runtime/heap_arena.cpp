@@ -24,6 +24,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "text_format.hpp"
 
 namespace c3::heap {
 
@@ -131,11 +132,6 @@ inline size_t chunk_size_for(size_t request) {
   return s < kMinChunk ? kMinChunk : s;
 }
 
-std::string hex(uintptr_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(v));
-  return buf;
-}
 
 std::string human_size(size_t bytes) {
   static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};

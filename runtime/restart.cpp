@@ -13,6 +13,7 @@
 #include "ckpt_file.hpp"
 #include "coordinator.hpp"
 #include "error.hpp"
+#include "text_format.hpp"
 #include "frames.hpp"
 #include "globals.hpp"
 #include "heap_arena.hpp"
@@ -30,11 +31,6 @@ namespace {
   std::exit(2);
 }
 
-std::string hex(uintptr_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(v));
-  return buf;
-}
 
 std::string short_id(const std::string &id) {
   std::string h = to_hex(id);

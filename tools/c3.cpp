@@ -17,6 +17,7 @@
 
 #include "ckpt_dir.hpp"
 #include "ckpt_file.hpp"
+#include "text_format.hpp"
 #include "error.hpp"
 
 #ifndef C3_VERSION
@@ -52,19 +53,6 @@ struct UsageError {
   std::string message;
 };
 
-std::string human_size(uint64_t bytes) {
-  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  double value = double(bytes) / 1024;
-  size_t unit = 0;
-  while (value >= 1024 && unit + 1 < sizeof units / sizeof *units) {
-    value /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
-  return text;
-}
 
 std::string local_time_iso(int64_t seconds) {
   const time_t t = time_t(seconds);
@@ -138,7 +126,7 @@ int command_ls(const std::vector<std::string> &args) {
     const std::string expected = e.committed ? std::to_string(e.nranks_expected) : "?";
     const std::string ranks = std::to_string(e.ranks.size()) + "/" + expected;
     std::printf("%-12s  %-10s  %-7s  %10s  %s\n", folder_name(e).c_str(), state, ranks.c_str(),
-                human_size(e.bytes).c_str(), local_time_iso(e.mtime_s).c_str());
+                c3::human_bytes(e.bytes).c_str(), local_time_iso(e.mtime_s).c_str());
   }
   return kExitOk;
 }
@@ -190,7 +178,7 @@ bool verify_checkpoint(const c3::CheckpointDir &dir, const c3::CheckpointEntry &
   if (e.committed) {
     if (problems.empty())
       std::printf("%s: ok (%s, %s)\n", name.c_str(), plural(e.nranks_expected, "rank").c_str(),
-                  human_size(bytes).c_str());
+                  c3::human_bytes(bytes).c_str());
     else
       std::printf("%s: DAMAGED\n", name.c_str());
   } else {
@@ -234,7 +222,7 @@ int command_verify(const std::vector<std::string> &args) {
 
 void print_file_info(const c3::CheckpointReader &reader) {
   const c3::FileHeader &h = reader.header();
-  std::printf("%s (%s)\n", reader.path().c_str(), human_size(reader.file_size()).c_str());
+  std::printf("%s (%s)\n", reader.path().c_str(), c3::human_bytes(reader.file_size()).c_str());
   std::printf("  format version  %" PRIu32 "\n", h.format_version);
   std::printf("  build-id        %s\n", hex(h.build_id).c_str());
   std::printf("  rank            %" PRIu32 " of %" PRIu32 "\n", h.rank, h.nranks);
@@ -245,7 +233,7 @@ void print_file_info(const c3::CheckpointReader &reader) {
   std::printf("  sections        %zu\n", reader.sections().size());
   for (const c3::SectionView &s : reader.sections())
     std::printf("    %-16s %14" PRIu64 " bytes  %10s\n", c3::section_name(s.kind), s.size,
-                human_size(s.size).c_str());
+                c3::human_bytes(s.size).c_str());
 }
 
 int command_info(const std::vector<std::string> &args) {

@@ -7,6 +7,7 @@
 #include "error.hpp"
 #include "memory_image.hpp"
 #include "runtime_state.hpp"
+#include "text_format.hpp"
 
 using namespace c3;
 
@@ -87,11 +88,11 @@ TEST_CASE("meta: key=value lines") {
 }
 
 TEST_CASE("human-readable sizes") {
-  CHECK(checkpoint::human_bytes(0) == "0 B");
-  CHECK(checkpoint::human_bytes(1023) == "1023 B");
-  CHECK(checkpoint::human_bytes(1536) == "1.5 KiB");
-  CHECK(checkpoint::human_bytes(uint64_t(12.4 * 1048576)) == "12.4 MiB");
-  CHECK(checkpoint::human_bytes(uint64_t(3) << 30) == "3.0 GiB");
+  CHECK(human_bytes(0) == "0 B");
+  CHECK(human_bytes(1023) == "1023 B");
+  CHECK(human_bytes(1536) == "1.5 KiB");
+  CHECK(human_bytes(uint64_t(12.4 * 1048576)) == "12.4 MiB");
+  CHECK(human_bytes(uint64_t(3) << 30) == "3.0 GiB");
 }
 
 namespace {
