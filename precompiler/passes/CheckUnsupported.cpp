@@ -55,13 +55,7 @@ class UnsupportedFinder : public RecursiveASTVisitor<UnsupportedFinder> {
   bool VisitCompoundLiteralExpr(CompoundLiteralExpr *CLE) {
     if (CLE->isFileScope()) return true;
     if (const NamedDecl *Local = localTypeIn(CLE->getType()))
-      reportError(PC.diags(), CLE->getBeginLoc(),
-                  "compound literal of a type declared inside function '" +
-                      Function->getNameAsString() + "', which can reach a checkpoint",
-                  "move the declaration of " +
-                      (Local->getName().empty() ? std::string("its type")
-                                                : "'" + Local->getNameAsString() + "'") +
-                      " to file scope");
+      reportLocalType(CLE->getBeginLoc(), "compound literal has", Local);
     return true;
   }
 
@@ -76,17 +70,21 @@ class UnsupportedFinder : public RecursiveASTVisitor<UnsupportedFinder> {
   bool VisitVarDeclType(VarDecl *VD) {
     if (!VD->hasLocalStorage()) return true;
     if (const NamedDecl *Local = localTypeIn(VD->getType()))
-      reportError(PC.diags(), VD->getLocation(),
-                  "variable '" + VD->getNameAsString() + "' has a type declared inside function '" +
-                      Function->getNameAsString() + "', which can reach a checkpoint",
-                  "move the declaration of " +
-                      (Local->getName().empty() ? std::string("its type")
-                                                : "'" + Local->getNameAsString() + "'") +
-                      " to file scope");
+      reportLocalType(VD->getLocation(), "variable '" + VD->getNameAsString() + "' has", Local);
     return true;
   }
 
  private:
+  void reportLocalType(SourceLocation Loc, const std::string &What, const NamedDecl *Local) {
+    reportError(PC.diags(), Loc,
+                What + " a type declared inside function '" + Function->getNameAsString() +
+                    "', which can reach a checkpoint",
+                "move the declaration of " +
+                    (Local->getName().empty() ? std::string("its type")
+                                              : "'" + Local->getNameAsString() + "'") +
+                    " to file scope");
+  }
+
   static bool isLocal(const Decl *D) { return D->getDeclContext()->isFunctionOrMethod(); }
 
   // The first function-local tag or typedef that T is built from, if any.

@@ -6,6 +6,7 @@
 
 #include "Pass.h"
 #include "Store.h"
+#include "Substatements.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
@@ -78,24 +79,7 @@ class ReentryDispatchPass : public Pass {
         R.InsertTextAfter(Src.location(Src.fullEnd(Ret)), " }");
         return;
       }
-      if (const auto *C = dyn_cast<CompoundStmt>(S)) {
-        for (const Stmt *Child : C->body()) Walk(Child, true);
-      } else if (const auto *If = dyn_cast<IfStmt>(S)) {
-        Walk(If->getThen(), false);
-        Walk(If->getElse(), false);
-      } else if (const auto *W = dyn_cast<WhileStmt>(S)) {
-        Walk(W->getBody(), false);
-      } else if (const auto *Do = dyn_cast<DoStmt>(S)) {
-        Walk(Do->getBody(), false);
-      } else if (const auto *For = dyn_cast<ForStmt>(S)) {
-        Walk(For->getBody(), false);
-      } else if (const auto *Sw = dyn_cast<SwitchStmt>(S)) {
-        Walk(Sw->getBody(), false);
-      } else if (const auto *Case = dyn_cast<SwitchCase>(S)) {
-        Walk(Case->getSubStmt(), false);
-      } else if (const auto *Label = dyn_cast<LabelStmt>(S)) {
-        Walk(Label->getSubStmt(), false);
-      }
+      forEachSubstatement(S, Walk);
     };
     // The first statement is the frame record declared by hoist-locals.
     auto It = Body->body_begin();

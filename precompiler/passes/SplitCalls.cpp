@@ -11,6 +11,7 @@
 #include "Diagnostics.h"
 #include "Pass.h"
 #include "Store.h"
+#include "Substatements.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
@@ -252,28 +253,12 @@ class FunctionSplitter {
     return InBlock ? Text : "{ " + Text + " }";
   }
 
-  // Visits the statements of S that are statements (not conditions), children first, so that
-  // enclosing rewrites print their rewritten bodies.
+  // Visits the statements of S, children first, so that enclosing rewrites print their
+  // rewritten bodies.
   void visitChildren(const Stmt *S) {
-    if (const auto *C = dyn_cast<CompoundStmt>(S)) {
-      for (const Stmt *Child : C->body()) visit(Child, true);
-    } else if (const auto *If = dyn_cast<IfStmt>(S)) {
-      visit(If->getThen(), false);
-      visit(If->getElse(), false);
-    } else if (const auto *W = dyn_cast<WhileStmt>(S)) {
-      visit(W->getBody(), false);
-    } else if (const auto *Do = dyn_cast<DoStmt>(S)) {
-      visit(Do->getBody(), false);
-    } else if (const auto *For = dyn_cast<ForStmt>(S)) {
+    if (const auto *For = dyn_cast<ForStmt>(S))
       visit(For->getInit(), true);  // placed in a block of its own if it must move
-      visit(For->getBody(), false);
-    } else if (const auto *Sw = dyn_cast<SwitchStmt>(S)) {
-      visit(Sw->getBody(), false);
-    } else if (const auto *Case = dyn_cast<SwitchCase>(S)) {
-      visit(Case->getSubStmt(), false);
-    } else if (const auto *Label = dyn_cast<LabelStmt>(S)) {
-      visit(Label->getSubStmt(), false);
-    }
+    forEachSubstatement(S, [&](const Stmt *Child, bool InBlock) { visit(Child, InBlock); });
   }
 
   void visit(const Stmt *S, bool InBlock) {
