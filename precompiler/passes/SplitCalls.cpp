@@ -174,10 +174,17 @@ class FunctionSplitter {
         return Temp;
       }
     }
-    if (isa<BinaryConditionalOperator>(E)) {
-      fail(E->getBeginLoc(), "a call that can reach a checkpoint inside 'a ?: b'",
-           "write the condition out: 't = a; if (!t) t = b;'");
-      return print(E);
+    if (const auto *Elvis = dyn_cast<BinaryConditionalOperator>(E)) {
+      // `a ?: b`: a is evaluated once; b only when a is zero.
+      std::string Left = lower(Elvis->getCommon(), L);
+      std::string Temp = newTemp(Elvis->getType(), L);
+      L.Pre.push_back(storeText(PC.Ctx, Elvis->getType(), Temp, Left) + ";");
+      Lowered Right;
+      std::string RightText = lower(Elvis->getFalseExpr(), Right);
+      L.Decls.insert(L.Decls.end(), Right.Decls.begin(), Right.Decls.end());
+      L.Pre.push_back("if (!" + Temp + ") { " + join(Right.Pre) +
+                      storeText(PC.Ctx, Elvis->getType(), Temp, RightText) + "; }");
+      return Temp;
     }
     // Any other expression: lower the operands left to right, keep the operator's text.
     return lowerOperands(E, L);

@@ -1,0 +1,31 @@
+// split-calls lowers GNU `a ?: b` when a call that can reach a checkpoint is in either operand:
+// `a` is evaluated once, `b` only when `a` is zero, each call its own site. The run checks the
+// values and the number of calls after a restart at each checkpoint.
+//
+// C3-RUN: after-commit:1
+// C3-RUN: after-commit:3
+// C3-RUN: after-commit:6
+
+int printf(const char *, ...);
+
+static int calls;
+
+int pick(int x) {
+  calls++;
+#pragma ccc_checkpoint force
+  return x * 3;
+}
+
+int main(void) {
+  int total = 0;
+  for (int i = 0; i < 4; i++) {
+    int a = (i % 2) ?: pick(i);
+    // CHECK: {{.*}}__c3_fr.[[A:__c3_t[0-9]+]] = (__c3_fr.i % 2); if (!__c3_fr.[[A]]) { __c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: __c3_call_expected = (__c3_function)(pick); __c3_fr.[[P:__c3_t[0-9]+]] = pick(__c3_fr.i); __c3_fr.[[A]] = __c3_fr.[[P]]; } __c3_fr.a = __c3_fr.[[A]];
+    long b = pick(i) ?: 7;
+    // CHECK: {{.*}}__c3_fr.[[Q:__c3_t[0-9]+]] = pick(__c3_fr.i); __c3_fr.[[B:__c3_t[0-9]+]] = __c3_fr.[[Q]]; if (!__c3_fr.[[B]]) { __c3_fr.[[B]] = 7; } __c3_fr.b = __c3_fr.[[B]];
+    total += a + (int)b;
+    printf("%d %d %ld %d\n", i, a, b, calls);
+  }
+  printf("total %d calls %d\n", total, calls);
+  return 0;
+}
