@@ -44,6 +44,11 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
     DeclStmts.push_back(DS);
     return true;
   }
+  bool VisitForStmt(ForStmt *For) {
+    if (For->getInit()) ForInits.insert(For->getInit());
+    return true;
+  }
+  std::set<const Stmt *> ForInits;
   bool VisitCompoundLiteralExpr(CompoundLiteralExpr *CLE) {
     if (!CLE->isFileScope()) Literals.push_back(CLE);
     return true;
@@ -110,7 +115,8 @@ class HoistLocalsPass : public Pass {
       Splice.replaceExpr(CLE, "(*(__builtin_memcpy(&" + Target + ", &" + Splice.print(CLE) +
                                   ", sizeof " + Target + "), &" + Target + "))");
     }
-    // Declarations become assignments (a comma expression, so they also work as a for-init).
+    // Declarations become assignments: one statement each (a call site stays a statement of its
+    // own), or one comma expression in a for-init.
     // Innermost first: a declaration inside a statement expression in an initializer must be
     // rewritten before the initializer is printed.
     for (auto It = Collector.DeclStmts.rbegin(); It != Collector.DeclStmts.rend(); ++It) {
@@ -127,8 +133,9 @@ class HoistLocalsPass : public Pass {
         Assignments.push_back(initialize(Ctx, Splice, VD, "__c3_fr." + Member[VD]));
       }
       if (!AllHoisted) continue;  // statics, externs, typedefs stay where they are
+      const char *Separator = Collector.ForInits.count(DS) ? ", " : "; ";
       std::string Text;
-      for (size_t I = 0; I < Assignments.size(); ++I) Text += (I ? ", " : "") + Assignments[I];
+      for (size_t I = 0; I < Assignments.size(); ++I) Text += (I ? Separator : "") + Assignments[I];
       Splice.replaceStmt(DS, Text + ";");
     }
 

@@ -337,9 +337,19 @@ class FunctionSplitter {
     }
     if (!Reaching) return;
     if (Count > 1) {
-      fail(Reaching->getLocation(),
-           "a call that can reach a checkpoint in a declaration of several variables",
-           "declare '" + Reaching->getNameAsString() + "' in a declaration of its own");
+      // hoist-locals turns the declarators into one statement each, in order: plain calls are
+      // call sites then. Anything else would have to move before the earlier declarators.
+      for (const Decl *D : DS->decls()) {
+        const auto *VD = dyn_cast<VarDecl>(D);
+        if (!VD || !VD->hasInit() || !containsReachingCall(VD->getInit())) continue;
+        if (!VD->hasLocalStorage() || !isCanonicalCall(VD->getInit())) {
+          fail(VD->getLocation(),
+               "a call that can reach a checkpoint inside the initializer of '" +
+                   VD->getNameAsString() + "' in a declaration of several variables",
+               "declare '" + VD->getNameAsString() + "' in a declaration of its own");
+          return;
+        }
+      }
       return;
     }
     if (Reaching->hasLocalStorage() && isCanonicalCall(Reaching->getInit())) return;

@@ -86,7 +86,7 @@ int initializers(int n) {
 
 // Several declarators become one comma expression, also as a for-init.
 // CHECK-LABEL: int declarators(int n) { struct __c3_frame_declarators { struct __c3_frame h; int n; int r; int e; int w; int *ptr; int i; int j; } __c3_fr; {{.*}}
-// CHECK-NEXT: __c3_fr.r = 0, __c3_fr.w = 2, __c3_fr.ptr = &__c3_fr.r;
+// CHECK-NEXT: __c3_fr.r = 0; __c3_fr.w = 2; __c3_fr.ptr = &__c3_fr.r;
 // CHECK-NEXT: for (__c3_fr.i = 0, __c3_fr.j = __c3_fr.n; __c3_fr.i < __c3_fr.j; __c3_fr.i++, __c3_fr.j--) *__c3_fr.ptr += __c3_fr.i * __c3_fr.j + __c3_fr.w;
 int declarators(int n) {
   int r = 0, e, w = 2, *ptr = &r;
