@@ -4,6 +4,7 @@
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
+#include "Unsupported.h"
 
 using namespace clang;
 
@@ -44,6 +45,7 @@ class SummaryVisitor : public RecursiveASTVisitor<SummaryVisitor> {
       return RecursiveASTVisitor::TraverseFunctionDecl(FD);
     FileSummary::Function F;
     F.Key = functionKey(FD, FileIndex);
+    F.Unsupported = hasUnsupported(FD);
     FileSummary::Function *Saved = Current;
     Current = &F;
     bool Result = RecursiveASTVisitor::TraverseFunctionDecl(FD);
@@ -116,6 +118,25 @@ FileSummary summarize(ASTContext &Ctx, unsigned FileIndex) {
   return Out;
 }
 
+namespace {
+// Functions that reach a pragma through direct calls within the files given: no assumption.
+std::set<std::string> surelyReaching(const std::vector<FileSummary> &Files) {
+  std::set<std::string> Sure;
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (const FileSummary &File : Files)
+      for (const auto &F : File.Functions) {
+        if (Sure.count(F.Key)) continue;
+        bool Reaches = F.HasSite;
+        for (const std::string &Callee : F.Callees) Reaches = Reaches || Sure.count(Callee);
+        if (Reaches) Changed = Sure.insert(F.Key).second || Changed;
+      }
+  }
+  return Sure;
+}
+}  // namespace
+
 ReachInfo::ReachInfo(const std::vector<FileSummary> &Files, bool WholeProgram)
     : IndirectReaches(!WholeProgram) {
   for (const FileSummary &File : Files)
@@ -146,12 +167,18 @@ ReachInfo::ReachInfo(const std::vector<FileSummary> &Files, bool WholeProgram)
         }
       }
   }
+  std::set<std::string> Sure = surelyReaching(Files);
+  for (const FileSummary &File : Files)
+    for (const auto &F : File.Functions)
+      if (F.Unsupported && Reaching.count(F.Key) && !Sure.count(F.Key)) Excluded.insert(F.Key);
 }
+
 
 bool ReachInfo::reaches(const std::string &Key) const { return Reaching.count(Key) != 0; }
 
 bool ReachInfo::isInstrumented(const FunctionDecl *FD, unsigned FileIndex) const {
-  return FD->doesThisDeclarationHaveABody() && reaches(functionKey(FD, FileIndex));
+  std::string Key = functionKey(FD, FileIndex);
+  return FD->doesThisDeclarationHaveABody() && reaches(Key) && !Excluded.count(Key);
 }
 
 bool ReachInfo::isReachingCall(const CallExpr *Call, unsigned FileIndex) const {

@@ -4,7 +4,8 @@
 // calls an unknown function (declared but defined in no file we were given, and not a system,
 // MPI or c3 function), or calls through a function pointer while some function whose address is
 // taken may reach one. Per-file runs are therefore conservative; whole-program runs are exact up
-// to function pointers.
+// to function pointers. A function that only might reach one and contains a construct c3 cannot
+// re-enter is left uninstrumented instead of rejected.
 #pragma once
 #include <set>
 #include <string>
@@ -22,6 +23,7 @@ struct FileSummary {
     std::string Key;
     bool HasSite = false;
     bool CallsIndirectly = false;
+    bool Unsupported = false;  // holds something c3 cannot re-enter (lib/Unsupported.h)
     std::set<std::string> Callees;  // keys
   };
   std::vector<Function> Functions;       // defined in this file
@@ -54,6 +56,9 @@ class ReachInfo {
  private:
   std::set<std::string> Defined;
   std::set<std::string> Reaching;
+  // Reaching only through calls into unknown code or through pointers, and holding something c3
+  // cannot re-enter: left uninstrumented (a checkpoint beneath is refused at run time).
+  std::set<std::string> Excluded;
   bool IndirectReaches = false;
 };
 

@@ -1,112 +1,15 @@
-// Rejects, in functions that can reach a checkpoint, what c3 cannot re-enter: variable-length
-// arrays and alloca (frames must have a fixed layout), setjmp/longjmp (they bypass the frame
-// chain), computed goto, variadic functions, and variables whose type is declared inside the
-// function (the frame record is declared before such types).
+// Rejects, in functions that are instrumented, what c3 cannot re-enter (lib/Unsupported.h). A
+// function that only might reach a checkpoint (through a call into another file or through a
+// pointer) and contains such a construct is not instrumented at all (lib/Reachability.cpp):
+// a checkpoint beneath it is refused at run time instead.
 #include "Diagnostics.h"
 #include "Pass.h"
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "Unsupported.h"
 
 using namespace clang;
 
 namespace c3pre {
 namespace {
-
-bool isSetjmpFamily(StringRef Name) {
-  return Name == "setjmp" || Name == "_setjmp" || Name == "__sigsetjmp" || Name == "sigsetjmp" ||
-         Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp" || Name == "__longjmp_chk";
-}
-
-class UnsupportedFinder : public RecursiveASTVisitor<UnsupportedFinder> {
- public:
-  UnsupportedFinder(PassContext &PC, const FunctionDecl *FD) : PC(PC), Function(FD) {}
-
-  bool VisitVarDecl(VarDecl *VD) {
-    VisitVarDeclType(VD);
-    if (VD->getType()->isVariablyModifiedType())
-      reportError(PC.diags(), VD->getLocation(),
-                  "variable-length array '" + VD->getNameAsString() + "' in function '" +
-                      Function->getNameAsString() + "', which can reach a checkpoint",
-                  "allocate it with malloc() and free() it, so the frame has a fixed layout");
-    else if (VD->getTSCSpec() != TSCS_unspecified)
-      reportError(PC.diags(), VD->getLocation(), "thread-local variable in a function that can "
-                  "reach a checkpoint", "c3 programs are single-threaded: drop _Thread_local");
-    return true;
-  }
-
-  bool VisitCallExpr(CallExpr *Call) {
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    if (!Callee || !Callee->getIdentifier()) return true;
-    StringRef Name = Callee->getName();
-    if (Name == "alloca" || Name.startswith("__builtin_alloca"))
-      reportError(PC.diags(), Call->getBeginLoc(),
-                  "alloca() in function '" + Function->getNameAsString() +
-                      "', which can reach a checkpoint",
-                  "use malloc() and free(), so the frame has a fixed layout");
-    else if (isSetjmpFamily(Name))
-      reportError(PC.diags(), Call->getBeginLoc(),
-                  "'" + Name.str() + "' in function '" + Function->getNameAsString() +
-                      "', which can reach a checkpoint",
-                  "setjmp/longjmp across frames c3 must re-enter is not supported; return an "
-                  "error code through the callers instead");
-    return true;
-  }
-
-  // A compound literal moves into the frame record like a variable (hoist-locals).
-  bool VisitCompoundLiteralExpr(CompoundLiteralExpr *CLE) {
-    if (CLE->isFileScope()) return true;
-    if (const NamedDecl *Local = localTypeIn(CLE->getType()))
-      reportLocalType(CLE->getBeginLoc(), "compound literal has", Local);
-    return true;
-  }
-
-  bool VisitIndirectGotoStmt(IndirectGotoStmt *S) {
-    reportError(PC.diags(), S->getBeginLoc(), "computed goto in a function that can reach a checkpoint",
-                "use a switch over an integer state instead of label addresses");
-    return true;
-  }
-
-  // Local types are fine unless a variable that moves into the frame record needs them: the
-  // record is declared before them.
-  bool VisitVarDeclType(VarDecl *VD) {
-    if (!VD->hasLocalStorage()) return true;
-    if (const NamedDecl *Local = localTypeIn(VD->getType()))
-      reportLocalType(VD->getLocation(), "variable '" + VD->getNameAsString() + "' has", Local);
-    return true;
-  }
-
- private:
-  void reportLocalType(SourceLocation Loc, const std::string &What, const NamedDecl *Local) {
-    reportError(PC.diags(), Loc,
-                What + " a type declared inside function '" + Function->getNameAsString() +
-                    "', which can reach a checkpoint",
-                "move the declaration of " +
-                    (Local->getName().empty() ? std::string("its type")
-                                              : "'" + Local->getNameAsString() + "'") +
-                    " to file scope");
-  }
-
-  static bool isLocal(const Decl *D) { return D->getDeclContext()->isFunctionOrMethod(); }
-
-  // The first function-local tag or typedef that T is built from, if any.
-  static const NamedDecl *localTypeIn(QualType T) {
-    while (true) {
-      if (const auto *TT = T->getAs<TypedefType>())
-        if (isLocal(TT->getDecl())) return TT->getDecl();
-      if (const auto *Tag = T->getAsTagDecl())
-        if (isLocal(Tag)) return Tag;
-      if (const auto *P = T->getAs<PointerType>()) {
-        T = P->getPointeeType();
-      } else if (const auto *A = T->getAsArrayTypeUnsafe()) {
-        T = A->getElementType();
-      } else {
-        return nullptr;
-      }
-    }
-  }
-
-  PassContext &PC;
-  const FunctionDecl *Function;
-};
 
 class CheckUnsupportedPass : public Pass {
  public:
@@ -116,12 +19,8 @@ class CheckUnsupportedPass : public Pass {
     for (Decl *D : PC.Ctx.getTranslationUnitDecl()->decls()) {
       auto *FD = dyn_cast<FunctionDecl>(D);
       if (!FD || !FD->doesThisDeclarationHaveABody() || !PC.isInstrumented(FD)) continue;
-      if (FD->isVariadic())
-        reportError(PC.diags(), FD->getLocation(),
-                    "variadic function '" + FD->getNameAsString() + "' can reach a checkpoint",
-                    "pass the extra arguments in an array or a struct instead of '...'");
-      UnsupportedFinder Finder(PC, FD);
-      Finder.TraverseDecl(FD);
+      findUnsupported(FD, [&](SourceLocation Loc, const std::string &Message,
+                              const std::string &Hint) { reportError(PC.diags(), Loc, Message, Hint); });
     }
   }
 };

@@ -12,4 +12,5 @@ void g(void) {
   // CHECK: {{^.*[/]}}compound_literal_local_type.c:[[@LINE-3]]:{{[0-9]+}}: note: hint: move the declaration of 'local' to file scope{{$}}
   // CHECK-NEXT: 1 error generated.
   step(v);
+#pragma ccc_checkpoint
 }

@@ -12,9 +12,10 @@ void f(int n) {
 #pragma ccc_checkpoint
 }
 
-// A pointer to a variably modified type is as bad.
+// A pointer to a variably modified type is as bad (g reaches the pragma through f).
 void g(int n, int (*m)[n]) {
   // CHECK: {{^.*[/]}}vla.c:[[@LINE-1]]:{{[0-9]+}}: error: variable-length array 'm' in function 'g', which can reach a checkpoint{{$}}
   sink(m[0]);
+  f(n);
 }
 // CHECK: 2 errors generated.
