@@ -338,18 +338,38 @@ class FunctionSplitter {
     if (!Reaching) return;
     if (Count > 1) {
       // hoist-locals turns the declarators into one statement each, in order: plain calls are
-      // call sites then. Anything else would have to move before the earlier declarators.
+      // call sites then.
+      bool AllPlain = true;
       for (const Decl *D : DS->decls()) {
         const auto *VD = dyn_cast<VarDecl>(D);
-        if (!VD || !VD->hasInit() || !containsReachingCall(VD->getInit())) continue;
-        if (!VD->hasLocalStorage() || !isCanonicalCall(VD->getInit())) {
-          fail(VD->getLocation(),
-               "a call that can reach a checkpoint inside the initializer of '" +
-                   VD->getNameAsString() + "' in a declaration of several variables",
-               "declare '" + VD->getNameAsString() + "' in a declaration of its own");
+        if (VD && VD->hasInit() && containsReachingCall(VD->getInit()) &&
+            !(VD->hasLocalStorage() && isCanonicalCall(VD->getInit())))
+          AllPlain = false;
+      }
+      if (AllPlain) return;
+      // Otherwise one declaration and one lowered assignment per declarator, in order: each
+      // initializer still runs after the declarators before it, in the scope it was written in.
+      std::string Text;
+      for (const Decl *D : DS->decls()) {
+        const auto *VD = dyn_cast<VarDecl>(D);
+        QualType T = VD ? VD->getType() : QualType();
+        if (!VD || !VD->hasLocalStorage() || T->isArrayType() || !isAssignable(PC.Ctx, T) ||
+            (VD->hasInit() && isa<InitListExpr>(VD->getInit()->IgnoreImplicit()))) {
+          const NamedDecl *Named = dyn_cast<NamedDecl>(D);
+          std::string Name = Named ? Named->getNameAsString() : std::string("?");
+          fail(D->getLocation(),
+               "a call that can reach a checkpoint in a declaration of several variables, one of "
+               "them ('" + Name + "') an array, a braced or a static variable",
+               "declare '" + Name + "' in a declaration of its own");
           return;
         }
+        Text += declareText(PC.Ctx, T, VD->getNameAsString()) + "; ";
+        if (!VD->hasInit()) continue;
+        Lowered L;
+        std::string Value = lower(VD->getInit(), L);
+        Text += block(L) + storeText(PC.Ctx, T, VD->getNameAsString(), Value) + "; ";
       }
+      Splice.replaceStmt(DS, wrap(Text, InBlock));
       return;
     }
     if (Reaching->hasLocalStorage() && isCanonicalCall(Reaching->getInit())) return;

@@ -1,21 +1,21 @@
-// Calls that can reach a checkpoint in a declaration of several variables: plain calls become one
-// call site per declarator, in order; a call inside a larger initializer would have to run
-// before the declarators in front of it, so it is rejected.
+// Calls that can reach a checkpoint in a declaration of several variables are split into one
+// declaration and assignment per declarator (../split_calls_declarators.c); an array or a braced
+// initializer among them cannot be assigned that way.
 int step(int);
 
 int f(int n) {
-  int a = 1, b = step(n) + 1;
-  // CHECK: {{^.*[/]}}several_declarators.c:[[@LINE-1]]:14: error: a call that can reach a checkpoint inside the initializer of 'b' in a declaration of several variables{{$}}
-  // CHECK-NEXT: {{^}}  int a = 1, b = step(n) + 1;{{$}}
-  // CHECK-NEXT: {{^}}             ^{{$}}
-  // CHECK-NEXT: {{^.*[/]}}several_declarators.c:[[@LINE-4]]:14: note: hint: declare 'b' in a declaration of its own{{$}}
+  int a[2] = {1, 2}, b = step(n) + 1;
+  // CHECK: {{^.*[/]}}several_declarators.c:[[@LINE-1]]:7: error: a call that can reach a checkpoint in a declaration of several variables, one of them ('a') an array, a braced or a static variable{{$}}
+  // CHECK-NEXT: {{^}}  int a[2] = {1, 2}, b = step(n) + 1;{{$}}
+  // CHECK-NEXT: {{^}}      ^{{$}}
+  // CHECK-NEXT: {{^.*[/]}}several_declarators.c:[[@LINE-4]]:7: note: hint: declare 'a' in a declaration of its own{{$}}
   // CHECK-NEXT: 1 error generated.
-  return a + b;
+  return a[0] + b;
 }
 
-// Plain calls are fine.
+// Plain calls and larger initializers are fine.
 int g(int n) {
-  int c = step(n), d = step(c), e;
+  int c = step(n), d = step(c) + 1, e;
   e = c + d;
   return e;
 }

@@ -1,0 +1,29 @@
+// Declarations of several variables whose initializers hold calls that can reach a checkpoint:
+// one declaration and one assignment per declarator, in order, each initializer lowered in its
+// own scope (m reads the outer n, declared before the inner one).
+//
+// C3-RUN: after-commit:1
+// C3-RUN: after-commit:3
+
+int printf(const char *, ...);
+
+static int calls;
+
+int size_of(int x) {
+  calls++;
+#pragma ccc_checkpoint force
+  return x + 2;
+}
+
+int main(void) {
+  int n = 3;
+  int total = 0;
+  {
+    int m = n, k = size_of(m) < 5 ? size_of(m) : 5, n = k * 2;
+    // CHECK: {{.*}}__c3_fr.m = __c3_fr.n; {{.*}}__c3_fr.[[T:__c3_t[0-9]+]] = size_of(__c3_fr.m); if (__c3_fr.[[T]] < 5) {{.*}} __c3_fr.k = __c3_fr.{{__c3_t[0-9]+}}; ; __c3_fr.n_2 = __c3_fr.k * 2;
+    total += m + k + n;
+  }
+  for (int i = 0, shown = size_of(1) < 4 ? size_of(2) : 1; i < shown; i++) total += i;
+  printf("total %d calls %d\n", total, calls);
+  return 0;
+}
