@@ -34,6 +34,7 @@ CLANG = "clang-14"
 MAX_CHECKPOINTS = 200   # per run; more means the pragma layout is thinned out
 LAYOUT_ATTEMPTS = 4
 MAX_RESTARTS = 6        # restarts after the planned kills before giving up
+ALL_SITES = 1 << 30      # a pragma count meaning "at every position"
 SIGKILL_MIN_SECONDS = 0.05  # shorter runs are killed with C3_FAULT only
 FAULT_KINDS = ("after-commit", "mid-write", "before-commit", "site", "sigkill")
 
@@ -120,9 +121,11 @@ class Plan:
         # --builtins emits SSE4.2 builtins (crc32), which clang accepts only for such a target.
         self.cflags = ["-msse4.2"] if "--builtins" in self.csmith_options else []
         self.opt = rng.choice(["-O0", "-O1", "-O2"])
-        # A quarter of the seeds get many pragmas (mostly plain ones, since the forced ones stay
+        # Some seeds get many pragmas, or one at every possible position (the forced ones stay
         # bounded): more functions reach a checkpoint, so more code is transformed.
-        self.pragma_count = rng.randint(20, 60) if rng.random() < 0.25 else rng.randint(1, 12)
+        shape = rng.random()
+        self.pragma_count = (ALL_SITES if shape < 0.1 else
+                             rng.randint(20, 60) if shape < 0.3 else rng.randint(1, 12))
         self.interval = rng.choice([None, None, None, "0.001", "0.005", "0.05"])
         self.force_ratio = rng.choice([0.3, 0.6, 1.0])
         self.main_site = rng.random() < 0.6
