@@ -67,8 +67,8 @@ std::vector<const __c3_frame *> active_chain(const char *where) {
       throw CheckpointRefused(std::string("checkpoint at ") + where +
                               " is reached through a call c3 cannot re-enter (into '" +
                               name_or_unknown(chain[i]->function) +
-                              "' from code not compiled by c3cc, e.g. a qsort callback); "
-                              "no checkpoint taken");
+                              "' from code c3 did not instrument, e.g. a library callback or a "
+                              "function c3 left uninstrumented); no checkpoint taken");
   }
   return {chain.rbegin(), chain.rend()};
 }

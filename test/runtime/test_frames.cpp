@@ -99,7 +99,8 @@ TEST_CASE("frames: a frame entered from non-c3 code refuses the checkpoint") {
   } catch (const frames::CheckpointRefused &e) {
     CHECK(std::string(e.what()) ==
           "checkpoint at f.c:12 is reached through a call c3 cannot re-enter (into 'mid' from "
-          "code not compiled by c3cc, e.g. a qsort callback); no checkpoint taken");
+          "code c3 did not instrument, e.g. a library callback or a function c3 left "
+          "uninstrumented); no checkpoint taken");
   }
   // The outermost frame too: it must have been entered from __c3_app_main (an uninstrumented
   // main calling qsort with an instrumented callback leaves the callback outermost).
