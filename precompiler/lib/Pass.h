@@ -29,6 +29,14 @@ struct PassContext {
   bool isReachingCall(const clang::CallExpr *Call) const {
     return Reach.isReachingCall(Call, FileIndex);
   }
+  // Calls Visit(FD) for each function definition of the file that is instrumented.
+  template <typename Fn>
+  void forEachInstrumentedFunction(Fn &&Visit) {
+    for (clang::Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+      auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D);
+      if (FD && FD->doesThisDeclarationHaveABody() && isInstrumented(FD)) Visit(FD);
+    }
+  }
 };
 
 class Pass {

@@ -16,12 +16,12 @@ class CheckUnsupportedPass : public Pass {
   const char *name() const override { return "check-unsupported"; }
 
   void run(PassContext &PC) override {
-    for (Decl *D : PC.Ctx.getTranslationUnitDecl()->decls()) {
-      auto *FD = dyn_cast<FunctionDecl>(D);
-      if (!FD || !FD->doesThisDeclarationHaveABody() || !PC.isInstrumented(FD)) continue;
+    PC.forEachInstrumentedFunction([&](FunctionDecl *FD) {
       findUnsupported(FD, [&](SourceLocation Loc, const std::string &Message,
-                              const std::string &Hint) { reportError(PC.diags(), Loc, Message, Hint); });
-    }
+                              const std::string &Hint) {
+        reportError(PC.diags(), Loc, Message, Hint);
+      });
+    });
   }
 };
 

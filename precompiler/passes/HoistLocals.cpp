@@ -64,11 +64,7 @@ class HoistLocalsPass : public Pass {
   const char *name() const override { return "hoist-locals"; }
 
   void run(PassContext &PC) override {
-    for (Decl *D : PC.Ctx.getTranslationUnitDecl()->decls()) {
-      auto *FD = dyn_cast<FunctionDecl>(D);
-      if (!FD || !FD->doesThisDeclarationHaveABody() || !PC.isInstrumented(FD)) continue;
-      hoist(PC, FD);
-    }
+    PC.forEachInstrumentedFunction([&](FunctionDecl *FD) { hoist(PC, FD); });
   }
 
  private:

@@ -19,11 +19,7 @@ class ReentryDispatchPass : public Pass {
   const char *name() const override { return "reentry-dispatch"; }
 
   void run(PassContext &PC) override {
-    for (Decl *D : PC.Ctx.getTranslationUnitDecl()->decls()) {
-      auto *FD = dyn_cast<FunctionDecl>(D);
-      if (!FD || !FD->doesThisDeclarationHaveABody() || !PC.isInstrumented(FD)) continue;
-      instrument(PC, FD);
-    }
+    PC.forEachInstrumentedFunction([&](FunctionDecl *FD) { instrument(PC, FD); });
   }
 
  private:

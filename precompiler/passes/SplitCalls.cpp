@@ -443,15 +443,13 @@ class SplitCallsPass : public Pass {
   const char *name() const override { return "split-calls"; }
 
   void run(PassContext &PC) override {
-    for (Decl *D : PC.Ctx.getTranslationUnitDecl()->decls()) {
-      auto *FD = dyn_cast<FunctionDecl>(D);
-      if (!FD || !FD->doesThisDeclarationHaveABody() || !PC.isInstrumented(FD)) continue;
+    PC.forEachInstrumentedFunction([&](FunctionDecl *FD) {
       FunctionSplitter Splitter(PC, FD);
       std::string Body = Splitter.run();
-      if (Body.empty()) continue;
+      if (Body.empty()) return;
       const Stmt *Old = FD->getBody();
       PC.Rewrite.ReplaceText(SourceRange(Old->getBeginLoc(), Old->getEndLoc()), Body);
-    }
+    });
   }
 };
 
