@@ -203,6 +203,22 @@ inline void bin_insert(Header &h, Chunk *c, size_t size) {
   h.bins[b] = c;
 }
 
+// Of the `total` bytes starting at c, keeps the first `keep`: the tail goes back to the bins as
+// a free chunk (with `released`) when it is big enough to be one, else it stays with c and the
+// next chunk learns that c is in use. Returns the bytes c now spans.
+size_t keep_front(Header &h, Chunk *c, size_t keep, size_t total, uint64_t released) {
+  size_t rest = total - keep;
+  if (rest < kMinChunk) {
+    chunk_at(addr(c) + total)->word |= kPrevInUse;
+    return total;
+  }
+  Chunk *r = chunk_at(addr(c) + keep);
+  r->word = free_word(rest, released);
+  chunk_at(addr(r) + rest)->prev_size = rest;
+  bin_insert(h, r, rest);
+  return keep;
+}
+
 inline void bin_unlink(Header &h, Chunk *c, size_t size) {
   if (c->prev_free) {
     c->prev_free->next_free = c->next_free;
@@ -296,17 +312,8 @@ inline Chunk *take_chunk(Header &h, size_t csize) {
     uint64_t word = c->word;
     size_t size = size_of(word);
     bin_unlink(h, c, size);
-    size_t rest = size - csize;
-    if (rest >= kMinChunk) {
-      // The remainder's releasable interior lies inside the old one: the flag stays true.
-      Chunk *r = chunk_at(addr(c) + csize);
-      r->word = free_word(rest, word & kReleased);
-      chunk_at(addr(r) + rest)->prev_size = rest;
-      bin_insert(h, r, rest);
-      size = csize;
-    } else {
-      chunk_at(addr(c) + size)->word |= kPrevInUse;
-    }
+    // The remainder's releasable interior lies inside the old one: the flag stays true.
+    size = keep_front(h, c, csize, size, word & kReleased);
     c->word = used_word(size, kPrevInUse);
     account_alloc(h, size);
     return c;
@@ -546,16 +553,7 @@ void *realloc(void *p, size_t size) {
     if (tag_of(next_word) == kTagFree && have + next_size >= need) {
       bin_unlink(h, n, next_size);
       n->word = 0;
-      size_t total = have + next_size, rest = total - need;
-      if (rest >= kMinChunk) {
-        Chunk *r = chunk_at(addr(c) + need);
-        r->word = free_word(rest, next_word & kReleased);
-        chunk_at(addr(r) + rest)->prev_size = rest;
-        bin_insert(h, r, rest);
-        total = need;
-      } else {
-        chunk_at(addr(c) + total)->word |= kPrevInUse;
-      }
+      size_t total = keep_front(h, c, need, have + next_size, next_word & kReleased);
       c->word = used_word(total, word & kPrevInUse);
       h.chunk_bytes_in_use += total - have;
       return p;
