@@ -1,0 +1,91 @@
+/* msgrate.c - message rate of small messages from rank 0 to rank 1, receives pre-posted.
+ *
+ *   mpiexec -n 2 msgrate [-s LIST] [-b N] [-i X] [-w N]     (options: osu_common.h; default size 8)
+ *
+ * A round: rank 0 starts a window of MPI_Isend and completes them with MPI_Waitall, then waits
+ * for a 4-byte acknowledgement. Rank 1 has the window's MPI_Irecv posted before the round
+ * starts: it completes them with MPI_Waitall, posts the next round's receives, and only then
+ * acknowledges. So every message finds its receive posted (the matching fast path), unlike
+ * bandwidth.c, where the sender may run ahead of the receives.
+ * Prints "SIZE MESSAGES_PER_SECOND" of the median batch.
+ */
+#include "osu_common.h"
+
+static const char kProgram[] = "msgrate";
+
+static void post_receives(char *slots, long size, int window, MPI_Request *requests) {
+  for (int w = 0; w < window; ++w)
+    MPI_Irecv(slots + (size_t)w * (size_t)size, (int)size, MPI_CHAR, 0, 4, MPI_COMM_WORLD,
+              &requests[w]);
+}
+
+/* Messages per second of one batch of `rounds` rounds (meaningful on rank 0). */
+static double batch(int rank, char *send_buffer, char *slots, long size, int window, long rounds,
+                    MPI_Request *requests) {
+  int ack = 0;
+  if (rank == 1) post_receives(slots, size, window, requests);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double start = MPI_Wtime();
+  for (long r = 0; r < rounds; ++r) {
+    if (rank == 0) {
+      for (int w = 0; w < window; ++w)
+        MPI_Isend(send_buffer, (int)size, MPI_CHAR, 1, 4, MPI_COMM_WORLD, &requests[w]);
+      MPI_Waitall(window, requests, MPI_STATUSES_IGNORE);
+      MPI_Recv(&ack, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+      MPI_Waitall(window, requests, MPI_STATUSES_IGNORE);
+      if (r + 1 < rounds) post_receives(slots, size, window, requests);
+      MPI_Send(&ack, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+    }
+  }
+  return (double)window * (double)rounds / (MPI_Wtime() - start);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, ranks;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  struct osu_options options;
+  osu_parse_options(kProgram, argc, argv, &options);
+  if (ranks < 2) osu_fail(kProgram, "needs at least 2 ranks");
+  int explicit_sizes = 0;
+  for (int i = 1; i + 1 < argc; i += 2) explicit_sizes |= strcmp(argv[i], "-s") == 0;
+  if (!explicit_sizes) {
+    options.sizes[0] = 8;
+    options.size_count = 1;
+  }
+  long largest = osu_largest_size(&options);
+  if (largest * options.window > (64L << 20)) osu_fail(kProgram, "size * window exceeds 64 MiB");
+
+  char *send_buffer = malloc((size_t)largest);
+  char *slots = malloc((size_t)largest * (size_t)options.window);
+  MPI_Request *requests = malloc(sizeof(MPI_Request) * (size_t)options.window);
+  if (send_buffer == NULL || slots == NULL || requests == NULL) osu_fail(kProgram, "out of memory");
+  memset(send_buffer, rank + 1, (size_t)largest);
+  memset(slots, 0, (size_t)largest * (size_t)options.window);
+  osu_touch_all_peers();
+
+  if (rank == 0) {
+    printf("# msgrate: rank 0 -> 1, window %d of MPI_Isend, receives pre-posted, ack per window, "
+           "%d ranks, %d batches\n", options.window, ranks, options.batches);
+    printf("# size_bytes messages_per_s\n");
+  }
+  long rounds = osu_scaled(2000, options.iteration_scale, 2);
+  for (int s = 0; s < options.size_count; ++s) {
+    long size = options.sizes[s];
+    double rates[OSU_MAX_BATCHES];
+    batch(rank, send_buffer, slots, size, options.window, rounds / 10 + 1, requests); /* warm-up */
+    for (int b = 0; b < options.batches; ++b)
+      rates[b] = batch(rank, send_buffer, slots, size, options.window, rounds, requests);
+    if (rank == 0) printf("%ld %.0f\n", size, osu_median(rates, options.batches));
+#pragma ccc_checkpoint
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  free(requests);
+  free(slots);
+  free(send_buffer);
+  osu_report_peak_rss();
+  MPI_Finalize();
+  return 0;
+}
