@@ -1,16 +1,15 @@
-// The one place the PMPI layer hears of MPI functions the C3 protocol does not handle.
+// The one place the PMPI layer hears of MPI functions protocol/mpi_functions.txt does not list.
 #pragma once
+#include <mpi.h>
 
 namespace c3::mpi {
 
-// Called first by the wrapper of every function mpi.h declares that protocol/mpi_functions.txt
-// does not list (MPI_Bcast, MPI_Comm_split, MPI_File_open, the MPI-4 large-count *_c calls, ...);
-// the wrapper then passes the call to PMPI_ unchanged.
-//
-// For now it does nothing: no protocol exists, so such a call cannot disturb anything. Once the
-// protocol piggybacks on messages, virtualizes handles and logs non-determinism, a call it does
-// not understand can corrupt a checkpoint silently; this is where c3 will then fail loudly
-// (name the function, abort) instead, or record the call so a restart can replay it.
-void unsupported_call(const char *function) noexcept;
+// Called first by the wrapper of every such function (MPI_Bcast, MPI_Comm_split, MPI_File_open,
+// the MPI-4 large-count *_c calls, ...) with its communicator (MPI_COMM_NULL if it has none);
+// the wrapper then passes the call to PMPI_ unchanged. Queries without state pass. Blocking
+// collectives pass once every member is known to be in the same epoch (else the job ends with
+// an error naming the call). Anything else creates state c3 cannot restore yet: it passes, but
+// no checkpoint is taken after it, and calling it while a checkpoint is in progress is an error.
+void unsupported_call(const char *function, MPI_Comm comm) noexcept;
 
 }  // namespace c3::mpi

@@ -31,6 +31,7 @@ namespace {
 uint64_t g_interval_ns = 0;           // 0: unforced sites never checkpoint
 uint64_t g_next_due_ns = UINT64_MAX;  // CLOCK_MONOTONIC_COARSE time of the next due checkpoint
 int g_count_sites = 0;                // a site:K fault is armed
+int g_requested = 0;                  // the coordinator asks for a checkpoint at the next site
 
 uint64_t now_ns(clockid_t clock) {
   struct timespec ts;
@@ -66,11 +67,11 @@ std::optional<uint64_t> newest_committed_before(const CheckpointDir &dir, uint64
 uint64_t write_and_commit(const CheckpointDir &dir, uint64_t number, const char *where,
                           const std::vector<const __c3_frame *> &chain,
                           const stdio_trim::Record &stdio, const std::string &held_output,
-                          uint64_t start_ns) {
+                          uint64_t start_ns, bool &committed) {
   const Config &cfg = config();
   Coordinator &co = coordinator();
   dir.ensure_exists();
-  dir.prepare(number);
+  dir.prepare(number, co.nranks() > 1);
 
   FileHeader header;
   header.build_id = executable_build_id();
@@ -87,6 +88,7 @@ uint64_t write_and_commit(const CheckpointDir &dir, uint64_t number, const char 
   MemoryImageBuilder frames_image;
   for (const __c3_frame *f : chain) frames_image.add(f, f->size);
 
+  std::string protocol_payload = co.snapshot(number);
   PersistentState next = persistent_state();
   next.last_checkpoint = number;
   next.checkpoints_taken += 1;
@@ -127,11 +129,13 @@ uint64_t write_and_commit(const CheckpointDir &dir, uint64_t number, const char 
     writer.add_section(SectionKind::Runtime, runtime_payload.data(), runtime_payload.size());
     writer.add_section(SectionKind::Stdio, stdio_payload.data(), stdio_payload.size());
     writer.add_section(SectionKind::HeldOutput, held_output.data(), held_output.size());
+    if (!protocol_payload.empty())
+      writer.add_section(SectionKind::Protocol, protocol_payload.data(), protocol_payload.size());
     writer.commit();
     size = writer.bytes_written();
   }
   fault::reached(FaultStage::BeforeCommit, number);
-  co.commit(dir, number, cfg.keep);
+  committed = co.file_written(dir, number, cfg.keep);
 
   next.bytes_written += size;
   next.write_ns += now_ns(CLOCK_MONOTONIC) - start_ns;
@@ -151,6 +155,7 @@ void end_replay(const char *where) {
   frames::finish_replay(where);
   __c3_restoring = 0;
   schedule_next();
+  coordinator().replay_finished();
   // libc state kept in application memory, now that the frames are back too (a program may keep
   // its random() state in a local array).
   if (!random_state::resume(persistent_state().random_state))
@@ -166,6 +171,8 @@ void end_replay(const char *where) {
 
 }  // namespace
 
+void request() { g_requested = 1; }
+
 void init(const Config &cfg) {
   g_interval_ns = cfg.interval_ns;
   fault::arm(cfg.fault);
@@ -175,8 +182,12 @@ void init(const Config &cfg) {
 
 bool take(const char *where) {
   uint64_t start_ns = now_ns(CLOCK_MONOTONIC);
+  g_requested = 0;
   std::vector<const __c3_frame *> chain;
   try {
+    std::string refusal = coordinator().refusal();
+    if (!refusal.empty()) throw frames::CheckpointRefused("checkpoint at " + std::string(where) +
+                                                          " not taken: " + refusal);
     chain = frames::active_chain(where);
   } catch (const frames::CheckpointRefused &e) {
     std::fprintf(stderr, "c3: error: %s\n", e.what());
@@ -194,9 +205,11 @@ bool take(const char *where) {
   CheckpointDir dir(config().ckpt_dir);
   uint64_t number = coordinator().next_number(dir, persistent_state().last_checkpoint);
   uint64_t size = 0;
+  bool committed = false;
   try {
-    size = write_and_commit(dir, number, where, chain, stdio, held_output, start_ns);
+    size = write_and_commit(dir, number, where, chain, stdio, held_output, start_ns, committed);
   } catch (const Error &e) {
+    coordinator().file_failed(number);
     std::optional<uint64_t> kept = newest_committed_before(dir, number);
     try {
       dir.remove(number);
@@ -207,6 +220,10 @@ bool take(const char *where) {
                              : "no committed checkpoint yet";
     std::fprintf(stderr, "c3: error: checkpoint %lu not written: %s; %s\n",
                  static_cast<unsigned long>(number), e.what(), stays.c_str());
+    schedule_next();
+    return false;
+  }
+  if (!committed) {  // the coordinator commits it later, and reports it then
     schedule_next();
     return false;
   }
@@ -263,13 +280,16 @@ __attribute__((noinline)) void site_slow_path(int force, const char *where) {
     return;
   }
   c3::fault::site_visited();
-  if (force || (g_interval_ns && now_ns(CLOCK_MONOTONIC_COARSE) >= g_next_due_ns)) take(where);
+  bool interval_due = g_interval_ns && now_ns(CLOCK_MONOTONIC_COARSE) >= g_next_due_ns;
+  if (c3::coordinator().wants_checkpoint(force, interval_due || g_requested)) take(where);
 }
 }  // namespace
 
 extern "C" void __c3_checkpoint_site(int force, const char *where) {
   // Unforced, nothing to replay, no fault counting, no C3_INTERVAL: a leaf of a few loads. With an
   // interval, one vDSO clock read decides (the slow path re-reads it).
-  if (__builtin_expect(!(force | __c3_restoring | g_count_sites), 1) && !g_interval_ns) return;
+  if (__builtin_expect(!(force | __c3_restoring | g_count_sites | g_requested), 1) &&
+      !g_interval_ns)
+    return;
   site_slow_path(force, where);
 }

@@ -14,6 +14,10 @@ namespace checkpoint {
 // Prepares the interval timer and fault injection for this process (call once, at start-up).
 void init(const Config &config);
 
+// The coordinator asks for a checkpoint at the next pragma site, forced or not (another rank
+// has started one).
+void request();
+
 // Takes checkpoint now (whatever the timer says) at `where`. Never throws: failures are reported
 // on stderr and the program keeps running. Returns true if a checkpoint was committed.
 bool take(const char *where);

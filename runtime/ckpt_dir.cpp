@@ -153,11 +153,12 @@ std::string CheckpointDir::rank_file(uint64_t number, uint32_t rank) const {
   return checkpoint_path(number) + "/rank." + std::to_string(rank) + ".c3";
 }
 
-void CheckpointDir::prepare(uint64_t number) const {
+void CheckpointDir::prepare(uint64_t number, bool shared) const {
   const std::string path = checkpoint_path(number);
   struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0) remove(number);
-  if (::mkdir(path.c_str(), 0700) != 0) throw_sys_error("cannot create " + path);
+  if (!shared && ::lstat(path.c_str(), &st) == 0) remove(number);
+  if (::mkdir(path.c_str(), 0700) != 0 && !(shared && errno == EEXIST))
+    throw_sys_error("cannot create " + path);
 }
 
 void CheckpointDir::mark_committed(uint64_t number, uint32_t nranks) const {

@@ -27,8 +27,9 @@ class CheckpointDir {
 
   std::string checkpoint_path(uint64_t number) const;            // DIR/ckpt.%06llu
   std::string rank_file(uint64_t number, uint32_t rank) const;   // .../rank.R.c3
-  // Creates DIR/ckpt.N/ (0700); removes a stale leftover of the same number first.
-  void prepare(uint64_t number) const;
+  // Creates DIR/ckpt.N/ (0700); removes a stale leftover of the same number first, unless
+  // `shared`: the ranks of an MPI job write into one folder (their numbers are new).
+  void prepare(uint64_t number, bool shared = false) const;
   // Atomically writes the COMMITTED marker (text: nranks, time) and fsyncs the folder.
   void mark_committed(uint64_t number, uint32_t nranks) const;
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "error.hpp"
+#include "output_commit.hpp"
 
 namespace c3 {
 namespace {
@@ -23,7 +24,7 @@ class LocalCoordinator final : public Coordinator {
     return std::max(highest, last) + 1;
   }
 
-  void commit(const CheckpointDir &dir, uint64_t number, unsigned keep) override {
+  bool file_written(const CheckpointDir &dir, uint64_t number, unsigned keep) override {
     dir.mark_committed(number, 1);
     try {
       dir.prune(keep);
@@ -31,6 +32,7 @@ class LocalCoordinator final : public Coordinator {
       // The checkpoint is committed; old ones staying behind only costs space.
       std::fprintf(stderr, "c3: warning: removing old checkpoints: %s\n", e.what());
     }
+    return true;
   }
 };
 
@@ -38,6 +40,11 @@ LocalCoordinator g_local;
 Coordinator *g_current = &g_local;
 
 }  // namespace
+
+// One process releases all held output right after each commit and marks it.
+uint64_t Coordinator::held_output_shown(const CheckpointDir &dir, uint64_t number, uint64_t held) {
+  return output::was_released(dir.checkpoint_path(number)) ? held : 0;
+}
 
 Coordinator &local_coordinator() { return g_local; }
 void set_coordinator(Coordinator *coordinator) { g_current = coordinator ? coordinator : &g_local; }

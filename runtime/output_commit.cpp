@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <string>
 
 namespace c3::output {
 namespace {
@@ -17,14 +18,11 @@ namespace {
 int g_real = 1;       // the real stdout
 int g_memory = -1;    // the memory file that is fd 1 while capturing
 bool g_broken = false;  // the real stdout refused writes (closed pipe): drop output from then on
+uint64_t g_released = 0;  // bytes released over the lineage (not touched by signal handlers)
 
-// Async-signal-safe: only read/write/lseek/ftruncate.
-void release_raw() {
-  if (g_memory < 0) return;
-  off_t end = lseek(g_memory, 0, SEEK_CUR);
-  if (end <= 0) return;
+// Writes [at, end) of the memory file to the real stdout. Async-signal-safe.
+void copy_out(off_t at, off_t end) {
   char buf[1 << 16];
-  off_t at = 0;
   while (at < end && !g_broken) {
     ssize_t n = pread(g_memory, buf, sizeof buf < size_t(end - at) ? sizeof buf : size_t(end - at), at);
     if (n < 0 && errno == EINTR) continue;
@@ -40,6 +38,14 @@ void release_raw() {
     }
     at += n;
   }
+}
+
+// Async-signal-safe: only read/write/lseek/ftruncate.
+void release_raw() {
+  if (g_memory < 0) return;
+  off_t end = lseek(g_memory, 0, SEEK_CUR);
+  if (end <= 0) return;
+  copy_out(0, end);
   // fd 1 shares the memory file's offset: start over at 0.
   if (ftruncate(g_memory, 0) == 0) lseek(g_memory, 0, SEEK_SET);
 }
@@ -91,8 +97,42 @@ uint64_t pending_bytes() {
 void release() {
   if (g_memory < 0) return;
   std::fflush(stdout);
+  g_released += pending_bytes();
   release_raw();
 }
+
+void release_prefix(uint64_t bytes) {
+  if (g_memory < 0) return;
+  std::fflush(stdout);
+  uint64_t held = pending_bytes();
+  if (bytes >= held) {
+    release();
+    return;
+  }
+  if (bytes == 0) return;
+  copy_out(0, off_t(bytes));
+  g_released += bytes;
+  // Move the rest to the front; fd 1 shares the offset, so it ends right after the rest.
+  std::string rest(held - bytes, '\0');
+  size_t got = 0;
+  while (got < rest.size()) {
+    ssize_t n = pread(g_memory, &rest[got], rest.size() - got, off_t(bytes + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  if (ftruncate(g_memory, 0) != 0) return;
+  lseek(g_memory, 0, SEEK_SET);
+  for (size_t done = 0; done < got;) {
+    ssize_t w = write(g_memory, rest.data() + done, got - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    done += size_t(w);
+  }
+}
+
+uint64_t released_bytes() { return g_released; }
+void set_released_bytes(uint64_t bytes) { g_released = bytes; }
 
 std::string held_back() {
   std::string bytes;

@@ -22,6 +22,12 @@ int real_stdout_fd();
 uint64_t pending_bytes();
 // Writes everything captured so far to the real stdout. Call after a commit and at exit.
 void release();
+// Writes the first `bytes` held bytes (at most all of them) and keeps holding the rest: an MPI
+// rank releases output only up to the newest checkpoint every rank has committed.
+void release_prefix(uint64_t bytes);
+// Bytes released to the real stdout over the lineage of runs (set_released_bytes at restart).
+uint64_t released_bytes();
+void set_released_bytes(uint64_t bytes);
 
 // The held-back bytes themselves (after fflush(stdout)); a checkpoint stores them, so output
 // of a run killed between its commit and the release is not lost.

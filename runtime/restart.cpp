@@ -1,5 +1,6 @@
 #include "restart.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -117,6 +118,20 @@ std::vector<uint64_t> committed_newest_first(const std::vector<CheckpointEntry> 
 // Warnings are collected so they can be printed after stderr has been cut back.
 Image select(const Config &cfg, std::vector<std::string> &warnings) {
   CheckpointDir dir(cfg.ckpt_dir);
+  Coordinator &co = coordinator();
+  if (co.chooses_restart()) {
+    // Every rank verified its files of these already and they agree on the order.
+    std::vector<uint64_t> agreed = co.restart_candidates(dir, cfg);
+    if (agreed.empty()) return Image{};
+    const uint64_t n = agreed.front();
+    try {
+      Image img = decode(n, open_checked(dir, n));
+      check_fits(img, cfg);
+      return img;
+    } catch (const Error &e) {
+      fatal("checkpoint " + std::to_string(n) + " is damaged (" + e.what() + ")");
+    }
+  }
   std::vector<CheckpointEntry> entries;
   try {
     entries = dir.list();
@@ -170,9 +185,11 @@ Image select(const Config &cfg, std::vector<std::string> &warnings) {
 
 bool prepare(const Config &cfg) {
   if (cfg.restart == RestartMode::Fresh) return false;
+  coordinator().restart_begin(cfg);
   std::vector<std::string> warnings;
   Image img = select(cfg, warnings);
   if (img.number == 0) return false;  // C3_RESTART=auto with nothing to restart from
+  coordinator().restore(*img.reader, img.number);
 
   heap::reset_for_restore();
   for (const MemoryPiece &p : img.heap)
@@ -194,13 +211,17 @@ bool prepare(const Config &cfg) {
 
   // Cut the output back first, so the lines below are not cut away with it. Output the killed run
   // held back at the checkpoint was lost if it died before releasing it: show it now.
+  // A regular file is cut back to before the held bytes and gets all of them again; a pipe
+  // gets the part the killed run had not shown yet.
   CheckpointDir ckpt_dir(cfg.ckpt_dir);
-  bool show_held = !img.held_output.empty() &&
-                   !output::was_released(ckpt_dir.checkpoint_path(img.number));
-  if (show_held && img.stdio.out.regular && img.stdio.out.offset >= img.held_output.size())
-    img.stdio.out.offset -= img.held_output.size();
+  const uint64_t held = img.held_output.size();
+  uint64_t shown = 0;
+  if (img.stdio.out.regular && img.stdio.out.offset >= held)
+    img.stdio.out.offset -= held;
+  else
+    shown = std::min(held, coordinator().held_output_shown(ckpt_dir, img.number, held));
   stdio_trim::apply(img.stdio);
-  if (show_held) output::reemit(img.held_output);
+  output::reemit(img.held_output.substr(shown));
   for (const std::string &w : warnings) std::fprintf(stderr, "c3: warning: %s\n", w.c_str());
   CheckpointDir dir(cfg.ckpt_dir);
   std::fprintf(stderr, "c3: restarting from checkpoint %lu (%s)\n",

@@ -54,12 +54,20 @@ def hooked_wrappers(table: Table) -> str:
     return "\n".join(lines)
 
 
+def _communicator(prototype: Prototype) -> str:
+    """The first MPI_Comm passed by value, which a collective runs on; else MPI_COMM_NULL."""
+    for parameter in prototype.parameters:
+        if parameter.type == "MPI_Comm" and not parameter.array:
+            return parameter.name
+    return "MPI_COMM_NULL"
+
+
 def unsupported_wrappers(prototypes: list[Prototype]) -> str:
     lines = [
         _BANNER,
-        "// The wrappers of every other function mpi.h declares: each reports the call to",
-        "// c3::mpi::unsupported_call, which does nothing yet, then passes the call to PMPI_ unchanged.",
-        "// Once the protocol exists, unsupported_call is where a call it cannot handle fails loudly.",
+        "// The wrappers of every other function mpi.h declares: each reports the call (and its",
+        "// communicator, if it has one) to c3::mpi::unsupported_call, which lets it through, guards",
+        "// it or fails loudly, then passes the call to PMPI_ unchanged.",
         "#include <mpi.h>",
         "",
         '#include "unsupported_call.hpp"',
@@ -71,7 +79,7 @@ def unsupported_wrappers(prototypes: list[Prototype]) -> str:
                          "implementation and MPICH ignores them.")
         lines += [
             f'extern "C" {prototype.return_type} {prototype.name}({prototype.parameter_list()}) {{',
-            f'  c3::mpi::unsupported_call("{prototype.name}");',
+            f'  c3::mpi::unsupported_call("{prototype.name}", {_communicator(prototype)});',
             f"  return P{prototype.name}({prototype.argument_list()});",
             "}",
             "",

@@ -206,12 +206,13 @@ class Generation(unittest.TestCase):
         self.assertNotIn("MPI_Send", unsupported)
         self.assertIn('extern "C" int MPI_Recv(void *buf, int count, MPI_Datatype datatype, '
                       "int source, int tag, MPI_Comm comm, MPI_Status *status) {\n"
-                      '  c3::mpi::unsupported_call("MPI_Recv");\n'
+                      '  c3::mpi::unsupported_call("MPI_Recv", comm);\n'
                       "  return PMPI_Recv(buf, count, datatype, source, tag, comm, status);\n}",
                       unsupported)
         self.assertIn("  return PMPI_Pcontrol(level);", unsupported)
         self.assertIn("  return PMPIX_Comm_revoke(comm);", unsupported)
         self.assertIn('extern "C" double MPI_Wtime(void) {', unsupported)
+        self.assertIn('  c3::mpi::unsupported_call("MPI_Wtime", MPI_COMM_NULL);', unsupported)
         for name in ("PMPI_Send", "QMPI_Send", "not_mpi"):
             self.assertNotIn(f" {name}(", unsupported)
 

@@ -119,6 +119,13 @@ TEST_CASE("config: C3_FAULT stages") {
                           "crash:1", "site:-1", "mid-write:3:4"})
     CHECK_THROWS_AS(parse({{"C3_FAULT", bad}}), ConfigError);
   CHECK(error_of({{"C3_FAULT", "boom"}}) ==
-        "C3_FAULT='boom': expected after-commit:N, mid-write:N, before-commit:N, before-release:N or site:K "
-        "(N, K >= 1)");
+        "C3_FAULT='boom': expected STAGE:N or STAGE:N@RANK, STAGE one of after-commit, mid-write, "
+        "before-commit, before-release, nondet-log, recvonly-log, after-local-commit, site (N >= 1)");
+  Config r = parse({{"C3_FAULT", "nondet-log:2@3"}});
+  CHECK(r.fault.stage == FaultStage::NonDetLog);
+  CHECK(r.fault.n == 2);
+  CHECK(r.fault.rank == 3);
+  CHECK(parse({{"C3_FAULT", "site:5"}}).fault.rank == -1);
+  for (const char *bad : {"site:5@", "site:5@x", "site:@1", "recvonly-log:1@-1"})
+    CHECK_THROWS_AS(parse({{"C3_FAULT", bad}}), ConfigError);
 }

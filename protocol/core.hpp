@@ -1,0 +1,85 @@
+// What the protocol's files share: entering the layer, the epoch machinery, classifying received
+// messages, logging and replaying non-deterministic outcomes, and the request table.
+#pragma once
+#include <mpi.h>
+
+#include <string>
+
+#include "protocol_state.hpp"
+
+namespace c3::mpi {
+
+// Every hooked call opens one: the outermost one polls control messages while a checkpoint is
+// in progress. Calls MPICH makes to MPI_ functions while inside one are not the program's.
+class Entry {
+ public:
+  Entry();
+  ~Entry();
+  Entry(const Entry &) = delete;
+  Entry &operator=(const Entry &) = delete;
+  bool outermost() const { return outermost_; }
+
+ private:
+  bool outermost_;
+};
+
+[[noreturn]] void fatal(const std::string &message);
+
+// --- epochs (epochs.cpp)
+void progress();                     // control messages, orphaned requests, mode changes
+void poll_control();
+bool logging_nondet();               // NonDet-Log: outcomes are logged
+int32_t outgoing_header();
+void enter_checkpoint();             // the epoch advances (at the state snapshot)
+void send_checkpoint_initiated();    // after the state file is durable
+void maybe_advance();                // NonDet-Log -> RecvOnly-Log -> commit
+void set_mode(Mode mode);
+uint64_t checkpoint_number(uint64_t epoch);
+void learn_global_commit(uint64_t number);
+void finalize_protocol();            // MPI_Finalize: end or abandon a checkpoint, drain control
+void setup_after_init(bool restarting);
+
+// --- messages (message_registry.cpp)
+int world_rank_of(MPI_Comm comm, int rank);
+// A message arrived for the receive with posting id `posting` (wildcard: the program used
+// MPI_ANY_SOURCE or MPI_ANY_TAG).
+void message_received(MPI_Comm comm, int source, int tag, int32_t header, const void *payload,
+                      int64_t bytes, bool wildcard, uint64_t posting);
+void count_sent(int world_dest);
+// Restart: a send the peer received before its checkpoint is not sent again.
+bool suppress_was_early(int world_dest, MPI_Comm comm, int tag);
+// Restart: the first late message in the log matching (comm, source, tag); removes it.
+bool take_late_message(MPI_Comm comm, int source, int tag, LateMessage &out);
+const LateMessage *peek_late_message(MPI_Comm comm, int source, int tag);
+
+// --- non-determinism (nondet.cpp)
+uint64_t next_call();
+bool replaying(uint64_t call);        // the outcome of `call` comes from the log
+const Outcome &replayed(uint64_t call);
+void log_outcome(uint64_t call, int flag, const std::vector<int> &indices = {}, int source = 0,
+                 int tag = 0, int64_t bytes = 0);
+void maybe_end_restore();
+
+// --- requests (requests.cpp)
+bool is_c3_request(MPI_Request handle);
+Request &request_of(MPI_Request handle);  // fatal on a foreign or stale handle
+MPI_Request new_request(Request::Kind kind, Request **out);
+void free_request(MPI_Request &handle);
+// MPI_Request_free of an active request: it completes inside c3 later.
+void orphan_request(MPI_Request &handle);
+int start_send(Request &r);       // posts an active send request
+int start_recv(Request &r);       // posts (or serves from the log) an active receive request
+// The MPICH request behind `r` completed with `st` (its real handle is spent).
+void complete_real_request(Request &r, MPI_Status &st);
+bool test_request(Request &r);    // true when complete (r.done)
+void wait_request(Request &r);
+// Hands a completed request's status to the program; frees non-persistent ones.
+void deliver(MPI_Request &handle, MPI_Status *status);
+void repost_after_restart();
+// MPI_Mrecv / MPI_Imrecv (request != nullptr) of a message matched by a probe.
+int receive_matched(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+                    MPI_Request *request, MPI_Status *status);
+void complete_orphans(bool block);
+void make_status(MPI_Status &st, int source, int tag, int64_t bytes);
+
+}  // namespace c3::mpi

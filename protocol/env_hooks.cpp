@@ -1,0 +1,99 @@
+// Start and end of MPI, buffered-send buffers and queries. After a restart MPI is already
+// running (the restart started it) when the replay skips the program's MPI_Init.
+#include <cstdlib>
+#include <cstring>
+
+#include "core.hpp"
+#include "mpi_hooks.hpp"
+
+namespace c3::mpi {
+namespace {
+
+// c3's own buffer behind MPI_Buffer_attach: every message carries a header, so the program's
+// buffer, sized for its messages, could be too small.
+char *g_bsend_buffer = nullptr;
+
+int init_common(int *argc, char ***argv, int required, int *provided) {
+  Runtime &r = rt();
+  int rc = MPI_SUCCESS;
+  if (!r.initialized) {
+    int got = MPI_THREAD_SINGLE;
+    rc = PMPI_Init_thread(argc, argv, required, &got);
+    if (rc != MPI_SUCCESS) return rc;
+    if (provided) *provided = got;
+    setup_after_init(false);
+  } else if (provided) {
+    PMPI_Query_thread(provided);
+  }
+  r.app_initialized = true;
+  return rc;
+}
+
+}  // namespace
+
+void attach_bsend_buffer(int size) {
+  // Room for one header per message the program's buffer could hold.
+  long extra = (long(size) / MPI_BSEND_OVERHEAD + 1) * 8 + 64;
+  long total = long(size) + extra;
+  g_bsend_buffer = static_cast<char *>(std::malloc(size_t(total)));
+  PMPI_Buffer_attach(g_bsend_buffer, int(total));
+}
+
+int on_Init(int *argc, char ***argv) noexcept {
+  Entry entry;
+  return init_common(argc, argv, MPI_THREAD_SINGLE, nullptr);
+}
+
+int on_Init_thread(int *argc, char ***argv, int required, int *provided) noexcept {
+  Entry entry;
+  return init_common(argc, argv, required, provided);
+}
+
+int on_Finalize() noexcept {
+  Entry entry;
+  finalize_protocol();
+  return PMPI_Finalize();
+}
+
+int on_Abort(MPI_Comm comm, int errorcode) noexcept { return PMPI_Abort(comm, errorcode); }
+
+int on_Initialized(int *flag) noexcept {
+  *flag = rt().app_initialized;
+  return MPI_SUCCESS;
+}
+
+int on_Finalized(int *flag) noexcept { return PMPI_Finalized(flag); }
+
+int on_Comm_rank(MPI_Comm comm, int *rank) noexcept { return PMPI_Comm_rank(comm, rank); }
+int on_Comm_size(MPI_Comm comm, int *size) noexcept { return PMPI_Comm_size(comm, size); }
+double on_Wtime() noexcept { return PMPI_Wtime(); }
+double on_Wtick() noexcept { return PMPI_Wtick(); }
+
+int on_Buffer_attach(void *buffer, int size) noexcept {
+  Entry entry;
+  ProtocolState &st = state();
+  if (st.bsend_user_buffer) return PMPI_Buffer_attach(buffer, size);  // MPICH reports the error
+  st.bsend_user_buffer = reinterpret_cast<uintptr_t>(buffer);
+  st.bsend_user_size = size;
+  attach_bsend_buffer(size);
+  return MPI_SUCCESS;
+}
+
+int on_Buffer_detach(void *buffer_addr, int *size) noexcept {
+  Entry entry;
+  ProtocolState &st = state();
+  if (!st.bsend_user_buffer) return PMPI_Buffer_detach(buffer_addr, size);
+  void *ours = nullptr;
+  int our_size = 0;
+  int rc = PMPI_Buffer_detach(&ours, &our_size);  // waits for pending buffered sends
+  std::free(g_bsend_buffer);
+  g_bsend_buffer = nullptr;
+  void *user = reinterpret_cast<void *>(st.bsend_user_buffer);
+  std::memcpy(buffer_addr, &user, sizeof user);
+  *size = st.bsend_user_size;
+  st.bsend_user_buffer = 0;
+  st.bsend_user_size = 0;
+  return rc;
+}
+
+}  // namespace c3::mpi

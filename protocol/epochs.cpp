@@ -1,0 +1,324 @@
+// Epochs and modes (Run, NonDet-Log, RecvOnly-Log, Restore), Checkpoint-Initiated messages on the
+// private communicator, the local commit (the log file) and learning the global commit.
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include <boost/archive/binary_oarchive.hpp>
+#include <boost/serialization/deque.hpp>
+#include <boost/serialization/map.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include "checkpoint.hpp"
+#include "ckpt_dir.hpp"
+#include "ckpt_file.hpp"
+#include "build_id.hpp"
+#include "config.hpp"
+#include "core.hpp"
+#include "error.hpp"
+#include "fault_injection.hpp"
+#include "output_commit.hpp"
+#include "piggyback.hpp"
+#include "protocol_files.hpp"
+#include "text_format.hpp"
+
+namespace c3::mpi {
+namespace {
+
+constexpr int kTagInitiated = 1;  // {epoch, messages the sender sent us in epoch - 1}
+constexpr int kTagFinal = 2;      // {newest checkpoint the sender committed}
+
+ProtocolState g_state;
+Runtime g_rt;
+
+void handle_control(int source, int tag, const uint64_t (&msg)[2]) {
+  ProtocolState &st = g_state;
+  if (tag == kTagInitiated) {
+    if (msg[0] == st.epoch) {
+      st.initiated[size_t(source)] = 1;
+      st.expected_late[size_t(source)] = msg[1];
+    } else if (msg[0] == st.epoch + 1) {
+      st.ahead[size_t(source)] = int64_t(msg[1]);
+      checkpoint::request();
+    }
+    // Older ones cannot exist: a process starts epoch e+1 only after our Checkpoint-Initiated(e).
+  }
+}
+
+void post_control(int dest, int tag, uint64_t a, uint64_t b) {
+  auto *msg = new uint64_t[2]{a, b};  // freed when the send completes
+  MPI_Request req;
+  PMPI_Isend(msg, 2, MPI_UINT64_T, dest, tag, g_rt.control, &req);
+  g_rt.control_sends.push_back(req);
+  g_rt.control_buffers.push_back(msg);
+}
+
+void reap_control_sends(bool block) {
+  auto &reqs = g_rt.control_sends;
+  for (size_t i = 0; i < reqs.size();) {
+    int done = 0;
+    if (block)
+      PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE), done = 1;
+    else
+      PMPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE);
+    if (done) {
+      delete[] g_rt.control_buffers[i];
+      reqs.erase(reqs.begin() + long(i));
+      g_rt.control_buffers.erase(g_rt.control_buffers.begin() + long(i));
+    } else {
+      ++i;
+    }
+  }
+}
+
+bool late_complete() {
+  const ProtocolState &st = g_state;
+  const auto &prev = st.received[(st.epoch + 3) & 3];
+  for (int q = 0; q < g_rt.size; ++q)
+    if (!st.initiated[size_t(q)] || prev[size_t(q)] != st.expected_late[size_t(q)]) return false;
+  return true;
+}
+
+void commit_locally() {
+  ProtocolState &st = g_state;
+  const uint64_t number = checkpoint_number(st.epoch);
+  fault::reached(FaultStage::RecvOnlyLog, number);
+  set_mode(Mode::Run);
+  CheckpointDir dir(config().ckpt_dir);
+  if (st.failed_epoch == st.epoch) return;  // its state file was never written
+  try {
+    uint64_t bytes = files::write_log(dir, number, g_rt.rank, g_rt.size, st.log);
+    st.locally_committed = number;
+    std::fprintf(stderr, "c3: checkpoint %lu committed (%s, %s)\n",
+                 static_cast<unsigned long>(number), human_bytes(bytes).c_str(),
+                 files::stats_line(st.log).c_str());
+    std::fflush(stderr);
+  } catch (const Error &e) {
+    std::fprintf(stderr, "c3: error: checkpoint %lu not committed: %s\n",
+                 static_cast<unsigned long>(number), e.what());
+    return;
+  }
+  fault::reached(FaultStage::AfterLocalCommit, number);
+  if (g_rt.size == 1) learn_global_commit(number);
+}
+
+}  // namespace
+
+ProtocolState &state() { return g_state; }
+Runtime &rt() { return g_rt; }
+
+uint64_t now_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+const char *mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::Run: return "Run";
+    case Mode::NonDetLog: return "NonDet-Log";
+    case Mode::RecvOnlyLog: return "RecvOnly-Log";
+    case Mode::Restore: return "Restore";
+  }
+  return "?";
+}
+
+Entry::Entry() : outermost_(g_rt.depth++ == 0) {
+  if (outermost_ && g_state.mode != Mode::Run && g_state.mode != Mode::Restore && g_rt.initialized &&
+      !g_rt.finalized)
+    progress();
+}
+Entry::~Entry() { --g_rt.depth; }
+
+void fatal(const std::string &message) {
+  std::fprintf(stderr, "c3: error: %s\n", message.c_str());
+  std::fflush(stderr);
+  if (g_rt.initialized && !g_rt.finalized) PMPI_Abort(MPI_COMM_WORLD, 2);
+  std::exit(2);
+}
+
+uint64_t checkpoint_number(uint64_t epoch) { return g_state.number_base + epoch; }
+
+bool logging_nondet() { return g_state.mode == Mode::NonDetLog; }
+
+int32_t outgoing_header() { return piggyback::make_header(g_state.epoch, g_state.mode == Mode::NonDetLog); }
+
+void set_mode(Mode mode) {
+  ProtocolState &st = g_state;
+  uint64_t now = now_ns();
+  if (st.mode == Mode::NonDetLog) st.log.nondet_ns += now - g_rt.mode_since_ns;
+  if (st.mode == Mode::RecvOnlyLog) st.log.recvonly_ns += now - g_rt.mode_since_ns;
+  st.mode = mode;
+  g_rt.mode_since_ns = now;
+}
+
+void poll_control() {
+  if (!g_rt.initialized || g_rt.finalized) return;
+  for (;;) {
+    int flag = 0;
+    MPI_Status status;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_rt.control, &flag, &status);
+    if (!flag) break;
+    uint64_t msg[2];
+    PMPI_Recv(msg, 2, MPI_UINT64_T, status.MPI_SOURCE, status.MPI_TAG, g_rt.control,
+              MPI_STATUS_IGNORE);
+    if (status.MPI_TAG == kTagFinal) {
+      g_rt.final_from.push_back({status.MPI_SOURCE, msg[0]});
+      continue;
+    }
+    handle_control(status.MPI_SOURCE, status.MPI_TAG, msg);
+  }
+  if (!g_rt.control_sends.empty()) reap_control_sends(false);
+}
+
+void progress() {
+  poll_control();
+  complete_orphans(false);
+  maybe_advance();
+}
+
+void enter_checkpoint() {
+  ProtocolState &st = g_state;
+  const int n = g_rt.size;
+  st.epoch += 1;
+  st.expected_late.assign(size_t(n), 0);
+  for (int q = 0; q < n; ++q) {
+    st.initiated[size_t(q)] = 0;
+    if (st.ahead[size_t(q)] >= 0) {
+      st.initiated[size_t(q)] = 1;
+      st.expected_late[size_t(q)] = uint64_t(st.ahead[size_t(q)]);
+      st.ahead[size_t(q)] = -1;
+    }
+  }
+  st.initiated[size_t(g_rt.rank)] = 1;
+  st.expected_late[size_t(g_rt.rank)] = st.sent[size_t(g_rt.rank)];
+  g_rt.initiated_counts = st.sent;  // what Checkpoint-Initiated tells each peer
+  st.sent.assign(size_t(n), 0);
+  st.received[(st.epoch + 2) & 3].assign(size_t(n), 0);  // colour epoch-2, free again
+  st.log = CheckpointLog{};
+  uint64_t early = 0;
+  for (const auto &e : st.early) early += e.second;
+  st.log.early_messages = early;
+  st.output_released_at_snapshot = output::released_bytes();
+  st.output_at_snapshot = output::released_bytes() + output::pending_bytes();
+  set_mode(Mode::NonDetLog);
+}
+
+void send_checkpoint_initiated() {
+  ProtocolState &st = g_state;
+  for (int q = 0; q < g_rt.size; ++q)
+    if (q != g_rt.rank) post_control(q, kTagInitiated, st.epoch, g_rt.initiated_counts[size_t(q)]);
+  g_rt.pending_output_marks[checkpoint_number(st.epoch)] = st.output_at_snapshot;
+  maybe_advance();
+}
+
+void maybe_advance() {
+  ProtocolState &st = g_state;
+  if (st.mode == Mode::NonDetLog) {
+    for (int q = 0; q < g_rt.size; ++q)
+      if (!st.initiated[size_t(q)]) return;
+    const uint64_t number = checkpoint_number(st.epoch);
+    fault::reached(FaultStage::NonDetLog, number);
+    st.log.calls_logged_until = st.next_call;
+    set_mode(Mode::RecvOnlyLog);
+    // Checkpoint-Initiated(e) from everyone: everyone committed e-1.
+    if (st.epoch >= 2 && number - 1 > st.globally_committed &&
+        st.locally_committed >= number - 1)
+      learn_global_commit(number - 1);
+  }
+  if (st.mode == Mode::RecvOnlyLog && late_complete()) commit_locally();
+}
+
+void learn_global_commit(uint64_t number) {
+  ProtocolState &st = g_state;
+  if (number <= st.globally_committed) return;
+  st.globally_committed = number;
+  CheckpointDir dir(config().ckpt_dir);
+  if (g_rt.rank == 0) {
+    try {
+      dir.mark_committed(number, uint32_t(g_rt.size));
+      dir.prune(config().keep);
+    } catch (const Error &e) {
+      std::fprintf(stderr, "c3: warning: checkpoint %lu: %s\n", static_cast<unsigned long>(number),
+                   e.what());
+    }
+  }
+  fault::reached(FaultStage::BeforeRelease, number);
+  auto mark = g_rt.pending_output_marks.find(number);
+  if (mark != g_rt.pending_output_marks.end()) {
+    uint64_t released = output::released_bytes();
+    if (mark->second > released) output::release_prefix(mark->second - released);
+    files::record_released_output(dir, g_rt.rank, output::released_bytes());
+    g_rt.pending_output_marks.erase(g_rt.pending_output_marks.begin(), ++mark);
+  }
+  fault::reached(FaultStage::AfterCommit, number);
+}
+
+void link_coordinator();
+
+void setup_after_init(bool restarting) {
+  link_coordinator();
+  PMPI_Comm_rank(MPI_COMM_WORLD, &g_rt.rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &g_rt.size);
+  PMPI_Comm_dup(MPI_COMM_WORLD, &g_rt.control);
+  g_rt.initialized = true;
+  g_rt.restarted = restarting;
+  fault::set_rank(g_rt.rank);
+  ProtocolState &st = g_state;
+  const size_t n = size_t(g_rt.size);
+  st.sent.assign(n, 0);
+  for (auto &r : st.received) r.assign(n, 0);
+  st.expected_late.assign(n, 0);
+  st.initiated.assign(n, 1);
+  st.ahead.assign(n, -1);
+  // Checkpoint numbers continue above everything in the directory, on every rank alike.
+  uint64_t highest = 0;
+  try {
+    highest = CheckpointDir(config().ckpt_dir).highest_number();
+  } catch (const Error &) {
+  }
+  uint64_t agreed = 0;
+  PMPI_Allreduce(&highest, &agreed, 1, MPI_UINT64_T, MPI_MAX, g_rt.control);
+  st.number_base = agreed;
+  g_rt.mode_since_ns = now_ns();
+}
+
+void finalize_protocol() {
+  ProtocolState &st = g_state;
+  progress();
+  if (st.mode == Mode::NonDetLog || st.mode == Mode::RecvOnlyLog)
+    std::fprintf(stderr,
+                 "c3: checkpoint %lu abandoned at MPI_Finalize (%s: it cannot commit any more); "
+                 "checkpoint %lu stays the newest\n",
+                 static_cast<unsigned long>(checkpoint_number(st.epoch)), mode_name(st.mode),
+                 static_cast<unsigned long>(st.locally_committed));
+  for (int q = 0; q < g_rt.size; ++q)
+    if (q != g_rt.rank) post_control(q, kTagFinal, st.locally_committed, 0);
+  // Everything a peer sent us on the control communicator arrives before its final message.
+  uint64_t everyone = st.locally_committed;
+  size_t finals = g_rt.final_from.size();
+  for (const auto &f : g_rt.final_from) everyone = std::min(everyone, f.second);
+  while (finals + 1 < size_t(g_rt.size)) {
+    MPI_Status status;
+    PMPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_rt.control, &status);
+    uint64_t msg[2];
+    PMPI_Recv(msg, 2, MPI_UINT64_T, status.MPI_SOURCE, status.MPI_TAG, g_rt.control,
+              MPI_STATUS_IGNORE);
+    if (status.MPI_TAG == kTagFinal) {
+      ++finals;
+      everyone = std::min(everyone, msg[0]);
+    }
+  }
+  reap_control_sends(true);
+  if (everyone > 0) learn_global_commit(everyone);
+  if (st.mode != Mode::Run) set_mode(Mode::Run);
+  complete_orphans(true);
+  piggyback::free_cached_types();
+  PMPI_Comm_free(&g_rt.control);
+  g_rt.finalized = true;
+}
+
+}  // namespace c3::mpi

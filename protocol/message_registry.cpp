@@ -1,0 +1,111 @@
+// Classifying received messages by the sender's epoch colour: intra-epoch, late (sent before the
+// sender's checkpoint, received after ours: logged with payload) or early (sent after the
+// sender's checkpoint, received before ours: counted, so a restart does not send it again).
+// Also the restart's side: late messages served from the log, was-early sends suppressed.
+#include <cstring>
+#include <map>
+
+#include "checkpoint.hpp"
+#include "core.hpp"
+#include "piggyback.hpp"
+
+namespace c3::mpi {
+namespace {
+
+bool matches(const LateMessage &m, MPI_Comm comm, int source, int tag) {
+  return m.comm == comm && (source == MPI_ANY_SOURCE || m.source == source) &&
+         (tag == MPI_ANY_TAG || m.tag == tag);
+}
+
+}  // namespace
+
+int world_rank_of(MPI_Comm comm, int rank) {
+  if (comm == MPI_COMM_WORLD) return rank;
+  if (comm == MPI_COMM_SELF) return rt().rank;
+  static std::map<MPI_Comm, std::vector<int>> known;  // communicators c3 cannot restore anyway
+  auto it = known.find(comm);
+  if (it == known.end()) {
+    MPI_Group group, world;
+    int n = 0;
+    PMPI_Comm_group(comm, &group);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    PMPI_Group_size(group, &n);
+    std::vector<int> ranks(static_cast<size_t>(n)), out(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) ranks[size_t(i)] = i;
+    PMPI_Group_translate_ranks(group, n, ranks.data(), world, out.data());
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world);
+    it = known.emplace(comm, out).first;
+  }
+  return rank >= 0 && size_t(rank) < it->second.size() ? it->second[size_t(rank)] : rank;
+}
+
+void count_sent(int world_dest) { ++state().sent[size_t(world_dest)]; }
+
+void message_received(MPI_Comm comm, int source, int tag, int32_t header, const void *payload,
+                      int64_t bytes, bool wildcard, uint64_t posting) {
+  ProtocolState &st = state();
+  int colour = 0;
+  bool sender_logging = false;
+  if (!piggyback::read_header(header, colour, sender_logging))
+    fatal("a message from rank " + std::to_string(source) +
+          " carries no c3 header: build every rank with c3cc");
+  const int q = world_rank_of(comm, source);
+  const int mine = int(st.epoch & 3);
+  ++st.received[size_t(colour)][size_t(q)];
+  bool late = false;
+  if (colour == ((mine + 1) & 3)) {
+    ++st.early[Signature{q, comm, tag}];
+    checkpoint::request();  // the sender has started the next checkpoint
+  } else if (colour == ((mine + 3) & 3)) {
+    if (st.mode != Mode::NonDetLog && st.mode != Mode::RecvOnlyLog)
+      fatal("internal error: a message of the previous epoch arrived in mode " +
+            std::string(mode_name(st.mode)));
+    late = true;
+    LateMessage m;
+    m.comm = comm;
+    m.source = source;
+    m.tag = tag;
+    m.payload.assign(static_cast<const char *>(payload), size_t(bytes));
+    st.log.late_bytes += uint64_t(bytes);
+    st.log.late.push_back(std::move(m));
+  } else if (colour != mine) {
+    fatal("internal error: message from rank " + std::to_string(q) + " is two epochs away");
+  }
+  // Wildcard matches are non-deterministic: NonDet-Log logs them all; RecvOnly-Log those that
+  // still matter to a replay, late messages and messages from senders that still log.
+  if (wildcard && (st.mode == Mode::NonDetLog ||
+                   (st.mode == Mode::RecvOnlyLog && (late || sender_logging))))
+    st.log.resolutions[posting] = Resolution{source, tag};
+  if (late) maybe_advance();
+}
+
+bool suppress_was_early(int world_dest, MPI_Comm comm, int tag) {
+  ProtocolState &st = state();
+  if (st.was_early.empty()) return false;
+  auto it = st.was_early.find(Signature{world_dest, comm, tag});
+  if (it == st.was_early.end()) return false;
+  if (--it->second == 0) st.was_early.erase(it);
+  maybe_end_restore();
+  return true;
+}
+
+const LateMessage *peek_late_message(MPI_Comm comm, int source, int tag) {
+  for (const LateMessage &m : state().pool)
+    if (matches(m, comm, source, tag)) return &m;
+  return nullptr;
+}
+
+bool take_late_message(MPI_Comm comm, int source, int tag, LateMessage &out) {
+  auto &pool = state().pool;
+  for (auto it = pool.begin(); it != pool.end(); ++it)
+    if (matches(*it, comm, source, tag)) {
+      out = std::move(*it);
+      pool.erase(it);
+      maybe_end_restore();
+      return true;
+    }
+  return false;
+}
+
+}  // namespace c3::mpi

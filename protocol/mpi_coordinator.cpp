@@ -1,0 +1,230 @@
+// The MPI job's Coordinator (runtime/coordinator.hpp): when a rank checkpoints, what its state
+// file holds of the protocol, and which checkpoint a restart uses. Installed before main, so a
+// restart can start MPI before it reads any file.
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "checkpoint.hpp"
+#include "ckpt_file.hpp"
+#include "coordinator.hpp"
+#include "core.hpp"
+#include "error.hpp"
+#include "output_commit.hpp"
+#include "protocol_files.hpp"
+
+namespace c3::mpi {
+
+void attach_bsend_buffer(int size);
+
+namespace {
+
+constexpr int kMaxCandidates = 32;
+
+class MpiCoordinator final : public Coordinator {
+ public:
+  uint32_t rank() const override { return uint32_t(rt().rank); }
+  uint32_t nranks() const override { return uint32_t(rt().size); }
+
+  bool wants_checkpoint(bool forced, bool due) override {
+    Runtime &r = rt();
+    if (!r.initialized || r.finalized) return forced || due;  // refusal() says why not
+    Entry entry;
+    progress();
+    ProtocolState &st = state();
+    bool peer_ahead = std::any_of(st.ahead.begin(), st.ahead.end(), [](int64_t a) { return a >= 0; });
+    if (st.mode != Mode::Run) {
+      // The previous checkpoint is not committed here yet: the next pragma in Run mode takes it.
+      if (forced || due || peer_ahead) checkpoint::request();
+      return false;
+    }
+    return forced || due || peer_ahead;
+  }
+
+  std::string refusal() override {
+    Runtime &r = rt();
+    if (!r.initialized) return "MPI is not initialized yet (an MPI program checkpoints between MPI_Init and MPI_Finalize)";
+    if (r.finalized) return "MPI is finalized already";
+    if (r.tainted_by)
+      return std::string("the program called ") + r.tainted_by +
+             ", whose effects c3 cannot restore yet";
+    if (!r.message_comms.empty())
+      return "a message matched by MPI_Mprobe/MPI_Improbe has not been received yet";
+    return {};
+  }
+
+  uint64_t next_number(const CheckpointDir &, uint64_t) override {
+    return checkpoint_number(state().epoch + 1);
+  }
+
+  std::string snapshot(uint64_t) override {
+    enter_checkpoint();
+    std::string bytes = files::encode_snapshot(state());
+    state().early.clear();  // those senders' next messages are intra-epoch now
+    return bytes;
+  }
+
+  bool file_written(const CheckpointDir &, uint64_t, unsigned) override {
+    Entry entry;
+    send_checkpoint_initiated();
+    return false;
+  }
+
+  void file_failed(uint64_t) override {
+    // The epoch advanced: tell the peers as usual; this rank never commits it.
+    state().failed_epoch = state().epoch;
+    Entry entry;
+    send_checkpoint_initiated();
+  }
+
+  void restart_begin(const Config &) override {
+    int provided = 0;
+    PMPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    setup_after_init(true);
+  }
+
+  bool chooses_restart() const override { return rt().initialized; }
+
+  std::vector<uint64_t> restart_candidates(const CheckpointDir &dir, const Config &cfg) override {
+    // Each rank: the checkpoints whose state file and log it can read and verify, newest first.
+    std::vector<uint64_t> mine(kMaxCandidates + 1, 0);
+    std::vector<CheckpointEntry> entries;
+    try {
+      entries = dir.list();
+    } catch (const Error &) {
+    }
+    size_t k = 1;
+    std::string damaged;
+    for (auto it = entries.rbegin(); it != entries.rend() && k <= kMaxCandidates; ++it) {
+      try {
+        CheckpointReader state_file(dir.rank_file(it->number, rank()));
+        if (mine[0] == 0) mine[0] = state_file.header().nranks;
+        CheckpointReader log_file(files::log_path(dir, it->number, rt().rank));
+        mine[k++] = it->number;
+      } catch (const CorruptCheckpoint &e) {
+        if (damaged.empty()) damaged = e.what();
+      } catch (const Error &) {
+        // Not written or not committed by this rank.
+      }
+    }
+    std::vector<uint64_t> all(mine.size() * size_t(rt().size));
+    PMPI_Allgather(mine.data(), int(mine.size()), MPI_UINT64_T, all.data(), int(mine.size()),
+                   MPI_UINT64_T, rt().control);
+    std::set<uint64_t> common;
+    for (int q = 0; q < rt().size; ++q) {
+      const uint64_t *row = &all[size_t(q) * mine.size()];
+      if (row[0] != 0 && row[0] != uint64_t(rt().size))
+        fatal("the checkpoints in " + dir.root() + " were written by " + std::to_string(row[0]) +
+              " processes, this run has " + std::to_string(rt().size) +
+              "; restart with the same number of processes");
+      std::set<uint64_t> have(row + 1, row + mine.size());
+      have.erase(0);
+      if (q == 0) {
+        common = have;
+      } else {
+        std::set<uint64_t> both;
+        for (uint64_t n : have)
+          if (common.count(n)) both.insert(n);
+        common = both;
+      }
+    }
+    if (!damaged.empty() && rt().rank == 0 && !common.empty())
+      std::fprintf(stderr, "c3: warning: %s; using an older checkpoint\n", damaged.c_str());
+    std::vector<uint64_t> out(common.rbegin(), common.rend());
+    if (cfg.restart == RestartMode::Number) {
+      if (!common.count(cfg.restart_number))
+        fatal("checkpoint " + std::to_string(cfg.restart_number) + " in " + dir.root() +
+              " is not committed by every rank");
+      return {cfg.restart_number};
+    }
+    if (out.empty() && cfg.restart != RestartMode::Auto)
+      fatal("no checkpoint in " + dir.root() + " is committed by every rank" +
+            (damaged.empty() ? std::string() : " (" + damaged + ")"));
+    return out;
+  }
+
+  void restore(const CheckpointReader &reader, uint64_t number) override {
+    const SectionView &s = reader.section(SectionKind::Protocol);
+    ProtocolState saved = files::decode_snapshot(s.data, s.size, reader.path());
+    ProtocolState &st = state();
+    const uint64_t base = st.number_base;  // agreed at restart_begin: above all numbers
+    if (saved.sent.size() != size_t(rt().size)) fatal("checkpoint " + std::to_string(number) + " does not fit this job");
+    st = std::move(saved);
+    st.number_base = std::max(base, number) - st.epoch;
+    st.initiated.assign(size_t(rt().size), 1);
+    st.ahead.assign(size_t(rt().size), -1);
+    st.locally_committed = st.globally_committed = number;
+    CheckpointDir dir(config().ckpt_dir);
+    st.replay = files::read_log(dir, number, rt().rank);
+    st.pool.assign(st.replay.late.begin(), st.replay.late.end());
+    st.replay.late.clear();
+    exchange_early_registries();
+    st.log = CheckpointLog{};
+    // The restart shows all output up to the checkpoint (again, where needed).
+    output::set_released_bytes(st.output_at_snapshot);
+    set_mode(Mode::Restore);
+  }
+
+  uint64_t held_output_shown(const CheckpointDir &dir, uint64_t, uint64_t held) override {
+    uint64_t released = files::released_output(dir, rt().rank);
+    uint64_t before = state().output_released_at_snapshot;
+    return released > before ? std::min(held, released - before) : 0;
+  }
+
+  void replay_finished() override {
+    Entry entry;
+    rt().app_initialized = true;
+    if (state().bsend_user_buffer) attach_bsend_buffer(state().bsend_user_size);
+    repost_after_restart();
+    maybe_end_restore();
+  }
+
+ private:
+  // Early messages a rank received before its checkpoint: their senders must not send them
+  // again. Each rank tells each sender which (comm, tag) channels and how many.
+  void exchange_early_registries() {
+    ProtocolState &st = state();
+    const int n = rt().size;
+    const size_t un = static_cast<size_t>(n);
+    std::vector<std::vector<int>> out(un);
+    for (const auto &[sig, count] : st.early)
+      out[size_t(sig.peer)].insert(out[size_t(sig.peer)].end(), {sig.comm, sig.tag, int(count)});
+    std::vector<int> send_counts(un), recv_counts(un), sdispl(un), rdispl(un);
+    std::vector<int> flat;
+    for (int q = 0; q < n; ++q) {
+      sdispl[size_t(q)] = int(flat.size());
+      send_counts[size_t(q)] = int(out[size_t(q)].size());
+      flat.insert(flat.end(), out[size_t(q)].begin(), out[size_t(q)].end());
+    }
+    PMPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, rt().control);
+    int total = 0;
+    for (int q = 0; q < n; ++q) {
+      rdispl[size_t(q)] = total;
+      total += recv_counts[size_t(q)];
+    }
+    std::vector<int> in(static_cast<size_t>(std::max(total, 1)));
+    flat.resize(std::max<size_t>(flat.size(), 1));
+    PMPI_Alltoallv(flat.data(), send_counts.data(), sdispl.data(), MPI_INT, in.data(),
+                   recv_counts.data(), rdispl.data(), MPI_INT, rt().control);
+    st.was_early.clear();
+    for (int q = 0; q < n; ++q)
+      for (int i = rdispl[size_t(q)]; i + 2 < rdispl[size_t(q)] + recv_counts[size_t(q)]; i += 3)
+        st.was_early[Signature{q, in[size_t(i)], in[size_t(i) + 1]}] += uint64_t(in[size_t(i) + 2]);
+    st.early.clear();
+  }
+};
+
+MpiCoordinator g_coordinator;
+
+}  // namespace
+
+void link_coordinator() {}  // referenced by epochs.cpp, so this file (and g_install) is linked
+
+namespace {
+
+struct Install {
+  Install() { set_coordinator(&g_coordinator); }
+} g_install;
+
+}  // namespace
+}  // namespace c3::mpi

@@ -1,0 +1,285 @@
+// Point-to-point hooks: sends, receives, persistent requests and probes. Every message carries
+// the piggybacked header; blocking calls are their nonblocking form plus a wait inside c3.
+#include <cstring>
+#include <vector>
+
+#include "core.hpp"
+#include "mpi_hooks.hpp"
+#include "piggyback.hpp"
+
+namespace c3::mpi {
+namespace {
+
+MPI_Request make_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                      MPI_Comm comm, SendMode mode, bool persistent, Request **out) {
+  Request *r = nullptr;
+  MPI_Request h = new_request(Request::Kind::Send, &r);
+  r->send_mode = mode;
+  r->persistent = persistent;
+  r->buf = reinterpret_cast<uintptr_t>(buf);
+  r->count = count;
+  r->type = type;
+  r->peer = dest;
+  r->tag = tag;
+  r->comm = comm;
+  *out = r;
+  return h;
+}
+
+MPI_Request make_recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                      bool persistent, Request **out) {
+  Request *r = nullptr;
+  MPI_Request h = new_request(Request::Kind::Recv, &r);
+  r->persistent = persistent;
+  r->buf = reinterpret_cast<uintptr_t>(buf);
+  r->count = count;
+  r->type = type;
+  r->peer = source;
+  r->tag = tag;
+  r->comm = comm;
+  *out = r;
+  return h;
+}
+
+int blocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  SendMode mode) {
+  Entry entry;
+  Request *r = nullptr;
+  MPI_Request h = make_send(buf, count, type, dest, tag, comm, mode, false, &r);
+  int rc = start_send(*r);
+  if (rc != MPI_SUCCESS) {
+    free_request(h);
+    return rc;
+  }
+  wait_request(*r);
+  deliver(h, MPI_STATUS_IGNORE);
+  return MPI_SUCCESS;
+}
+
+int nonblocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                     MPI_Comm comm, SendMode mode, MPI_Request *request) {
+  Entry entry;
+  Request *r = nullptr;
+  MPI_Request h = make_send(buf, count, type, dest, tag, comm, mode, false, &r);
+  int rc = start_send(*r);
+  if (rc != MPI_SUCCESS) {
+    free_request(h);
+    return rc;
+  }
+  *request = h;
+  return MPI_SUCCESS;
+}
+
+int persistent_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                    MPI_Comm comm, SendMode mode, MPI_Request *request) {
+  Entry entry;
+  Request *r = nullptr;
+  *request = make_send(buf, count, type, dest, tag, comm, mode, true, &r);
+  return MPI_SUCCESS;
+}
+
+int status_error(const MPI_Status &st) { return st.MPI_ERROR; }
+
+// A probe's match: from the log when replaying; late messages of the log come first.
+int probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag, MPI_Status *status) {
+  uint64_t call = next_call();
+  MPI_Status st;
+  if (source == MPI_PROC_NULL) {
+    make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+    if (flag) *flag = 1;
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    return MPI_SUCCESS;
+  }
+  if (replaying(call)) {
+    const Outcome &o = replayed(call);
+    if (flag) *flag = o.flag;
+    if (o.flag || blocking) {
+      make_status(st, o.source, o.tag, o.bytes);
+      if (status != MPI_STATUS_IGNORE) *status = st;
+    }
+    return MPI_SUCCESS;
+  }
+  if (const LateMessage *m = peek_late_message(comm, source, tag)) {
+    make_status(st, m->source, m->tag, int64_t(m->payload.size()));
+    if (flag) *flag = 1;
+  } else if (blocking) {
+    PMPI_Probe(source, tag, comm, &st);
+    piggyback::fix_probe_status(st);
+  } else {
+    int found = 0;
+    PMPI_Iprobe(source, tag, comm, &found, &st);
+    if (found) piggyback::fix_probe_status(st);
+    *flag = found;
+  }
+  bool found = blocking || *flag;
+  MPI_Count bytes = 0;
+  if (found) PMPI_Get_elements_x(&st, MPI_BYTE, &bytes);
+  log_outcome(call, found ? 1 : 0, {}, found ? st.MPI_SOURCE : 0, found ? st.MPI_TAG : 0,
+              int64_t(bytes));
+  if (found && status != MPI_STATUS_IGNORE) *status = st;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+// --- send
+
+int on_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+            MPI_Comm comm) noexcept {
+  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::Standard);
+}
+int on_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+             MPI_Comm comm) noexcept {
+  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::Buffered);
+}
+int on_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+             MPI_Comm comm) noexcept {
+  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::Sync);
+}
+int on_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+             MPI_Comm comm) noexcept {
+  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::Ready);
+}
+int on_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request) noexcept {
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::Standard, request);
+}
+int on_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request) noexcept {
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::Buffered, request);
+}
+int on_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request) noexcept {
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::Sync, request);
+}
+int on_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request) noexcept {
+  return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::Ready, request);
+}
+
+// --- recv
+
+int on_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+            MPI_Status *status) noexcept {
+  Entry entry;
+  Request *r = nullptr;
+  MPI_Request h = make_recv(buf, count, datatype, source, tag, comm, false, &r);
+  int rc = start_recv(*r);
+  if (rc != MPI_SUCCESS) {
+    free_request(h);
+    return rc;
+  }
+  wait_request(*r);
+  MPI_Status st;
+  deliver(h, &st);
+  if (status != MPI_STATUS_IGNORE) *status = st;
+  return status_error(st) == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}
+
+int on_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Request *request) noexcept {
+  Entry entry;
+  Request *r = nullptr;
+  MPI_Request h = make_recv(buf, count, datatype, source, tag, comm, false, &r);
+  int rc = start_recv(*r);
+  if (rc != MPI_SUCCESS) {
+    free_request(h);
+    return rc;
+  }
+  *request = h;
+  return MPI_SUCCESS;
+}
+
+// --- sendrecv: a send and a receive posted together, completed together.
+
+int on_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                MPI_Comm comm, MPI_Status *status) noexcept {
+  Entry entry;
+  Request *rr = nullptr, *sr = nullptr;
+  MPI_Request rh = make_recv(recvbuf, recvcount, recvtype, source, recvtag, comm, false, &rr);
+  start_recv(*rr);
+  MPI_Request sh = make_send(sendbuf, sendcount, sendtype, dest, sendtag, comm,
+                             SendMode::Standard, false, &sr);
+  start_send(*sr);
+  wait_request(*sr);
+  wait_request(*rr);
+  deliver(sh, MPI_STATUS_IGNORE);
+  MPI_Status st;
+  deliver(rh, &st);
+  if (status != MPI_STATUS_IGNORE) *status = st;
+  return status_error(st) == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}
+
+int on_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                        int source, int recvtag, MPI_Comm comm, MPI_Status *status) noexcept {
+  Entry entry;
+  MPI_Aint lb = 0, extent = 0;
+  PMPI_Type_get_extent(datatype, &lb, &extent);
+  // The outgoing data leaves from a copy, so the reply can land in `buf` meanwhile.
+  std::vector<char> copy(size_t(count > 0 ? count : 0) * size_t(extent));
+  if (!copy.empty()) std::memcpy(copy.data(), static_cast<char *>(buf) + lb, copy.size());
+  void *copy_base = copy.data() - lb;
+  return on_Sendrecv(copy_base, count, datatype, dest, sendtag, buf, count, datatype, source,
+                     recvtag, comm, status);
+}
+
+// --- persistent
+
+int on_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request) noexcept {
+  return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::Standard, request);
+}
+int on_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request) noexcept {
+  return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::Buffered, request);
+}
+int on_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request) noexcept {
+  return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::Sync, request);
+}
+int on_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request) noexcept {
+  return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::Ready, request);
+}
+int on_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                 MPI_Request *request) noexcept {
+  Entry entry;
+  Request *r = nullptr;
+  *request = make_recv(buf, count, datatype, source, tag, comm, true, &r);
+  return MPI_SUCCESS;
+}
+
+// --- start
+
+int on_Start(MPI_Request *request) noexcept {
+  Entry entry;
+  Request &r = request_of(*request);
+  if (r.active) fatal("MPI_Start: the persistent request is already active");
+  return r.kind == Request::Kind::Send ? start_send(r) : start_recv(r);
+}
+
+int on_Startall(int count, MPI_Request array_of_requests[]) noexcept {
+  Entry entry;
+  for (int i = 0; i < count; ++i) {
+    Request &r = request_of(array_of_requests[i]);
+    if (r.active) fatal("MPI_Startall: a persistent request is already active");
+    int rc = r.kind == Request::Kind::Send ? start_send(r) : start_recv(r);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+// --- probe
+
+int on_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) noexcept {
+  Entry entry;
+  return probe(source, tag, comm, true, nullptr, status);
+}
+
+int on_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) noexcept {
+  Entry entry;
+  return probe(source, tag, comm, false, flag, status);
+}
+
+}  // namespace c3::mpi

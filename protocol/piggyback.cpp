@@ -1,0 +1,216 @@
+#include "piggyback.hpp"
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <tuple>
+
+namespace c3::mpi::piggyback {
+namespace {
+
+constexpr int32_t kMarker = 0x5c300000;  // bits 20-31; colour and logging bit in 0-2
+constexpr int32_t kMarkerMask = int32_t(0xfff00000);
+// Up to this many payload bytes a message is copied through a bounce buffer.
+constexpr int64_t kBounceLimit = 16 * 1024;
+constexpr size_t kMaxCachedTypes = 256;
+
+struct TypeInfo {
+  int size = 0;
+  bool contiguous = false;  // size == extent, lb == 0: a plain run of bytes
+};
+
+TypeInfo type_info(MPI_Datatype type) {
+  static std::map<MPI_Datatype, TypeInfo> known;
+  auto it = known.find(type);
+  if (it != known.end()) return it->second;
+  TypeInfo info;
+  MPI_Aint lb = 0, extent = 0;
+  PMPI_Type_size(type, &info.size);
+  PMPI_Type_get_extent(type, &lb, &extent);
+  info.contiguous = lb == 0 && extent == info.size;
+  // Only built-in types are immutable; derived handles may be freed and reused.
+  if ((type >> 30 & 3) == 1) known.emplace(type, info);
+  return info;
+}
+
+// [MPI_INT at 0, count x type at 4], extent = 4 + count * size: contiguous for MPICH.
+MPI_Datatype make_bounce_type(int count, MPI_Datatype type, int size) {
+  int lengths[2] = {1, count};
+  MPI_Aint displs[2] = {0, kHeaderBytes};
+  MPI_Datatype types[2] = {MPI_INT, type};
+  MPI_Datatype s, resized;
+  PMPI_Type_create_struct(2, lengths, displs, types, &s);
+  PMPI_Type_create_resized(s, 0, kHeaderBytes + MPI_Aint(count) * size, &resized);
+  PMPI_Type_free(&s);
+  PMPI_Type_commit(&resized);
+  return resized;
+}
+
+std::map<std::pair<MPI_Datatype, int>, MPI_Datatype> g_bounce_types;
+
+MPI_Datatype bounce_type(int count, MPI_Datatype type, int size, bool &cached) {
+  auto &cache = g_bounce_types;
+  auto key = std::make_pair(type, count);
+  auto it = cache.find(key);
+  if (it != cache.end()) {
+    cached = true;
+    return it->second;
+  }
+  MPI_Datatype t = make_bounce_type(count, type, size);
+  cached = (type >> 30 & 3) == 1 && cache.size() < 4 * kMaxCachedTypes;
+  if (cached) cache.emplace(key, t);
+  return t;
+}
+
+// Absolute-address struct [header slot, count x type at buf], used with MPI_BOTTOM.
+MPI_Datatype make_absolute_type(const void *header, const void *buf, int count, MPI_Datatype type) {
+  int lengths[2] = {1, count};
+  MPI_Aint displs[2];
+  PMPI_Get_address(header, &displs[0]);
+  PMPI_Get_address(buf, &displs[1]);
+  MPI_Datatype types[2] = {MPI_INT, type};
+  MPI_Datatype t;
+  PMPI_Type_create_struct(2, lengths, displs, types, &t);
+  PMPI_Type_commit(&t);
+  return t;
+}
+
+// Cached absolute types own their header slot; an entry in use by a transfer with another
+// header value (or any receive) is not shared.
+struct AbsoluteEntry {
+  std::unique_ptr<int32_t> header = std::make_unique<int32_t>(0);
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  int in_use = 0;
+};
+using AbsoluteKey = std::tuple<uintptr_t, int, MPI_Datatype>;
+std::map<AbsoluteKey, AbsoluteEntry> g_absolute;
+std::map<MPI_Datatype, AbsoluteKey> g_absolute_by_type;
+
+MPI_Datatype absolute_type(Request &r, const void *buf, int count, MPI_Datatype type,
+                           bool sending, int32_t header) {
+  AbsoluteKey key{reinterpret_cast<uintptr_t>(buf), count, type};
+  if ((type >> 30 & 3) == 1) {
+    auto it = g_absolute.find(key);
+    if (it == g_absolute.end() && g_absolute.size() >= kMaxCachedTypes) {
+      for (auto e = g_absolute.begin(); e != g_absolute.end(); ++e)
+        if (e->second.in_use == 0) {
+          g_absolute_by_type.erase(e->second.type);
+          PMPI_Type_free(&e->second.type);
+          g_absolute.erase(e);
+          break;
+        }
+    }
+    if (it == g_absolute.end() && g_absolute.size() < kMaxCachedTypes) {
+      it = g_absolute.emplace(key, AbsoluteEntry{}).first;
+      it->second.type = make_absolute_type(it->second.header.get(), buf, count, type);
+      g_absolute_by_type[it->second.type] = key;
+    }
+    if (it != g_absolute.end()) {
+      AbsoluteEntry &e = it->second;
+      if (e.in_use == 0 || (sending && *e.header == header)) {
+        if (sending) *e.header = header;
+        ++e.in_use;
+        r.wire_cached = true;
+        return e.type;
+      }
+    }
+  }
+  r.header = header;
+  r.wire_cached = false;
+  return make_absolute_type(&r.header, buf, count, type);
+}
+
+const int32_t &absolute_header(const Request &r) {
+  if (!r.wire_cached) return r.header;
+  return *g_absolute.at(g_absolute_by_type.at(r.wire)).header;
+}
+
+}  // namespace
+
+int32_t make_header(uint64_t epoch, bool logging) {
+  return kMarker | int32_t(epoch & 3) | (logging ? 4 : 0);
+}
+
+bool read_header(int32_t header, int &colour, bool &logging) {
+  if ((header & kMarkerMask) != kMarker) return false;
+  colour = header & 3;
+  logging = (header & 4) != 0;
+  return true;
+}
+
+Wire prepare_send(Request &r, const void *buf, int count, MPI_Datatype type, int32_t header) {
+  TypeInfo info = type_info(type);
+  int64_t bytes = int64_t(count) * info.size;
+  if (info.contiguous && bytes <= kBounceLimit) {
+    r.bounce.resize(size_t(kHeaderBytes + bytes));
+    std::memcpy(&r.bounce[0], &header, kHeaderBytes);
+    if (bytes) std::memcpy(&r.bounce[kHeaderBytes], buf, size_t(bytes));
+    bool cached = false;
+    r.wire = bounce_type(count, type, info.size, cached);
+    r.wire_cached = cached;
+    return Wire{r.bounce.data(), 1, r.wire};
+  }
+  r.wire = absolute_type(r, buf, count, type, true, header);
+  return Wire{MPI_BOTTOM, 1, r.wire};
+}
+
+Wire prepare_recv(Request &r, void *buf, int count, MPI_Datatype type) {
+  TypeInfo info = type_info(type);
+  int64_t bytes = int64_t(count) * info.size;
+  if (info.contiguous && bytes <= kBounceLimit) {
+    r.bounce.assign(size_t(kHeaderBytes + bytes), '\0');
+    bool cached = false;
+    r.wire = bounce_type(count, type, info.size, cached);
+    r.wire_cached = cached;
+    return Wire{&r.bounce[0], 1, r.wire};
+  }
+  r.bounce.clear();
+  r.wire = absolute_type(r, buf, count, type, false, 0);
+  return Wire{MPI_BOTTOM, 1, r.wire};
+}
+
+bool finish_recv(Request &r, MPI_Status &st, int32_t &header) {
+  MPI_Count received = 0;
+  PMPI_Get_elements_x(&st, MPI_BYTE, &received);
+  if (received == MPI_UNDEFINED || received < kHeaderBytes) return false;
+  MPI_Count payload = received - kHeaderBytes;
+  if (!r.bounce.empty()) {
+    std::memcpy(&header, r.bounce.data(), kHeaderBytes);
+    if (payload) std::memcpy(reinterpret_cast<void *>(r.buf), &r.bounce[kHeaderBytes], size_t(payload));
+  } else {
+    header = absolute_header(r);
+  }
+  PMPI_Status_set_elements_x(&st, MPI_BYTE, payload);
+  return true;
+}
+
+void release(Request &r) {
+  if (r.wire != MPI_DATATYPE_NULL) {
+    if (!r.wire_cached) {
+      PMPI_Type_free(&r.wire);
+    } else if (r.bounce.empty()) {
+      auto k = g_absolute_by_type.find(r.wire);
+      if (k != g_absolute_by_type.end()) --g_absolute.at(k->second).in_use;
+    }
+  }
+  r.wire = MPI_DATATYPE_NULL;
+  r.wire_cached = false;
+  std::string().swap(r.bounce);
+}
+
+void free_cached_types() {
+  for (auto &entry : g_bounce_types) PMPI_Type_free(&entry.second);
+  g_bounce_types.clear();
+  for (auto &entry : g_absolute) PMPI_Type_free(&entry.second.type);
+  g_absolute.clear();
+  g_absolute_by_type.clear();
+}
+
+void fix_probe_status(MPI_Status &st) {
+  MPI_Count received = 0;
+  PMPI_Get_elements_x(&st, MPI_BYTE, &received);
+  if (received != MPI_UNDEFINED && received >= kHeaderBytes)
+    PMPI_Status_set_elements_x(&st, MPI_BYTE, received - kHeaderBytes);
+}
+
+}  // namespace c3::mpi::piggyback

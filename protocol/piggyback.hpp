@@ -1,0 +1,43 @@
+// The piggybacked header on every application message: the sender's epoch colour (2 bits), whether
+// the sender still logs non-determinism (1 bit) and a marker byte. Sender and receiver both use
+// the type signature [MPI_INT, count x T]: small messages travel through a bounce buffer (one
+// copy is cheaper than any datatype work), large ones use a struct type at absolute addresses,
+// cached per (buffer, count, type) so repeated transfers from one buffer cost nothing extra.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "protocol_state.hpp"
+
+namespace c3::mpi::piggyback {
+
+constexpr int kHeaderBytes = 4;
+
+int32_t make_header(uint64_t epoch, bool logging);
+// False if `header` is not a c3 header (a peer not built with c3cc, or a bug).
+bool read_header(int32_t header, int &colour, bool &logging);
+
+struct Wire {
+  const void *buf;
+  int count;
+  MPI_Datatype type;
+};
+
+// Sets up `r` (bounce buffer or wire type) and returns what to hand to PMPI for the send.
+Wire prepare_send(Request &r, const void *buf, int count, MPI_Datatype type, int32_t header);
+// Same for a receive into (buf, count, type).
+Wire prepare_recv(Request &r, void *buf, int count, MPI_Datatype type);
+// After the receive completed with `st`: copies a bounced payload out, returns the header, and
+// makes `st` count the payload only. Returns false when no header arrived (a zero-byte message).
+bool finish_recv(Request &r, MPI_Status &st, int32_t &header);
+// Frees what prepare_* set up.
+void release(Request &r);
+
+// At MPI_Finalize.
+void free_cached_types();
+
+// Payload bytes of a probed message (status counts header + payload); fixes the status.
+void fix_probe_status(MPI_Status &st);
+
+}  // namespace c3::mpi::piggyback

@@ -1,0 +1,140 @@
+#include "protocol_files.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include <boost/archive/archive_exception.hpp>
+#include <boost/archive/binary_iarchive.hpp>
+#include <boost/archive/binary_oarchive.hpp>
+#include <boost/serialization/deque.hpp>
+#include <boost/serialization/map.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/utility.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include "build_id.hpp"
+#include "checkpoint.hpp"
+#include "ckpt_file.hpp"
+#include "error.hpp"
+
+namespace c3::mpi::files {
+namespace {
+
+// Checked before Boost sees the bytes (Boost trusts lengths it reads).
+constexpr char kLogMagic[8] = {'C', '3', 'M', 'P', 'L', 'O', 'G', '1'};
+constexpr char kSnapMagic[8] = {'C', '3', 'M', 'P', 'S', 'N', 'P', '1'};
+
+template <class T>
+std::string encode(const T &value, const char (&magic)[8]) {
+  std::ostringstream out;
+  out.write(magic, sizeof magic);
+  {
+    boost::archive::binary_oarchive ar(out, boost::archive::no_header);
+    ar << value;
+  }
+  return out.str();
+}
+
+template <class T>
+T decode(const void *data, size_t size, const char (&magic)[8], const std::string &what) {
+  T value;
+  if (size < sizeof magic || std::memcmp(data, magic, sizeof magic) != 0)
+    throw CorruptCheckpoint(what + ": not a c3 protocol record");
+  try {
+    std::istringstream in(std::string(static_cast<const char *>(data) + sizeof magic,
+                                      size - sizeof magic));
+    boost::archive::binary_iarchive ar(in, boost::archive::no_header);
+    ar >> value;
+  } catch (const boost::archive::archive_exception &e) {
+    throw CorruptCheckpoint(what + ": " + e.what());
+  } catch (const std::bad_alloc &) {
+    throw CorruptCheckpoint(what + ": implausible sizes");
+  }
+  return value;
+}
+
+std::string seconds(uint64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", double(ns) / 1e9);
+  return buf;
+}
+
+std::string released_path(const CheckpointDir &dir, int rank) {
+  return dir.root() + "/output-released.rank." + std::to_string(rank);
+}
+
+}  // namespace
+
+std::string log_path(const CheckpointDir &dir, uint64_t number, int rank) {
+  return dir.checkpoint_path(number) + "/rank." + std::to_string(rank) + ".log";
+}
+
+std::string stats_line(const CheckpointLog &log) {
+  return "late messages " + std::to_string(log.late.size()) + " (" +
+         std::to_string(log.late_bytes) + " bytes), early messages " +
+         std::to_string(log.early_messages) + ", logged events " +
+         std::to_string(log.logged_events());
+}
+
+uint64_t write_log(const CheckpointDir &dir, uint64_t number, int rank, int nranks,
+                   const CheckpointLog &log) {
+  FileHeader header;
+  header.build_id = executable_build_id();
+  header.rank = uint32_t(rank);
+  header.nranks = uint32_t(nranks);
+  header.checkpoint = number;
+  std::map<std::string, std::string> meta = {
+      {"late_messages", std::to_string(log.late.size())},
+      {"late_bytes", std::to_string(log.late_bytes)},
+      {"early_messages", std::to_string(log.early_messages)},
+      {"logged_events", std::to_string(log.logged_events())},
+      {"nondet_log_s", seconds(log.nondet_ns)},
+      {"recvonly_log_s", seconds(log.recvonly_ns)},
+  };
+  std::string meta_text = checkpoint::encode_meta(meta);
+  std::string payload = encode(log, kLogMagic);
+  CheckpointWriter writer(log_path(dir, number, rank), header);
+  writer.add_section(SectionKind::Meta, meta_text.data(), meta_text.size());
+  writer.add_section(SectionKind::Protocol, payload.data(), payload.size());
+  writer.commit();
+  return writer.bytes_written();
+}
+
+CheckpointLog read_log(const CheckpointDir &dir, uint64_t number, int rank) {
+  CheckpointReader reader(log_path(dir, number, rank));
+  const SectionView &s = reader.section(SectionKind::Protocol);
+  return decode<CheckpointLog>(s.data, s.size, kLogMagic, reader.path() + ": section PROTOCOL");
+}
+
+std::string encode_snapshot(const ProtocolState &state) { return encode(state, kSnapMagic); }
+
+ProtocolState decode_snapshot(const void *data, size_t size, const std::string &path) {
+  return decode<ProtocolState>(data, size, kSnapMagic, path + ": section PROTOCOL");
+}
+
+// Only a process kill must be survived (the output went to the same kernel): no fsync.
+void record_released_output(const CheckpointDir &dir, int rank, uint64_t bytes) {
+  std::string path = released_path(dir, rank), tmp = path + ".tmp";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  std::string text = std::to_string(bytes) + "\n";
+  bool ok = write(fd, text.data(), text.size()) == ssize_t(text.size());
+  close(fd);
+  if (ok) std::rename(tmp.c_str(), path.c_str());
+}
+
+uint64_t released_output(const CheckpointDir &dir, int rank) {
+  FILE *f = std::fopen(released_path(dir, rank).c_str(), "r");
+  if (!f) return 0;
+  unsigned long long v = 0;
+  if (std::fscanf(f, "%llu", &v) != 1) v = 0;
+  std::fclose(f);
+  return v;
+}
+
+}  // namespace c3::mpi::files

@@ -1,0 +1,27 @@
+// The protocol's files in the checkpoint directory: per checkpoint, each rank's log (late
+// messages, non-deterministic outcomes, statistics) whose presence is that rank's local commit;
+// per rank, how much stdout has been released (so a restart does not show it twice).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "ckpt_dir.hpp"
+#include "protocol_state.hpp"
+
+namespace c3::mpi::files {
+
+std::string log_path(const CheckpointDir &dir, uint64_t number, int rank);
+// Writes and syncs the log of checkpoint `number`; returns its size. Throws c3::Error.
+uint64_t write_log(const CheckpointDir &dir, uint64_t number, int rank, int nranks,
+                   const CheckpointLog &log);
+// Reads and verifies it; throws CorruptCheckpoint / c3::Error.
+CheckpointLog read_log(const CheckpointDir &dir, uint64_t number, int rank);
+std::string stats_line(const CheckpointLog &log);
+
+std::string encode_snapshot(const ProtocolState &state);
+ProtocolState decode_snapshot(const void *data, size_t size, const std::string &path);
+
+void record_released_output(const CheckpointDir &dir, int rank, uint64_t bytes);
+uint64_t released_output(const CheckpointDir &dir, int rank);  // 0 when unknown
+
+}  // namespace c3::mpi::files

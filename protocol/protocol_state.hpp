@@ -1,0 +1,196 @@
+// The C3 protocol's state on one rank: epoch and mode, message counters, the registries of late
+// and early messages, the request table and the log of non-deterministic events. Lives in the
+// system heap and is saved with Boost.Serialization (snapshot at a checkpoint, log at the local
+// commit), never as raw memory.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace c3::mpi {
+
+enum class Mode : uint8_t { Run, NonDetLog, RecvOnlyLog, Restore };
+const char *mode_name(Mode mode);
+
+// MPI_Status as plain ints, so it can be saved and compared (MPICH: count_lo,
+// count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR).
+struct SavedStatus {
+  int words[sizeof(MPI_Status) / sizeof(int)] = {};
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &words;
+  }
+};
+static_assert(sizeof(MPI_Status) % sizeof(int) == 0, "MPI_Status is a sequence of ints");
+
+// A message that arrived after this rank's checkpoint but was sent before the sender's: its
+// payload goes into the checkpoint's log, and a restart delivers it from there.
+struct LateMessage {
+  int comm = 0;
+  int source = 0;  // rank in comm
+  int tag = 0;
+  std::string payload;  // without the piggyback header
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &comm &source &tag &payload;
+  }
+};
+
+// The outcome of one non-deterministic call, replayed in order after a restart.
+struct Outcome {
+  uint64_t call = 0;     // sequence number of the call (tests, probes, Wait{any,some})
+  uint64_t repeat = 1;   // this many consecutive calls from `call` on ended the same way
+  int flag = 0;          // test succeeded / probe found a message / cancel succeeded
+  std::vector<int> indices;  // requests completed (Testany/some/all, Waitany/some)
+  int source = 0, tag = 0;   // a probe's match
+  int64_t bytes = 0;         // a probe's payload size
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &call &repeat &flag &indices &source &tag &bytes;
+  }
+};
+
+// What a wildcard receive matched (posting id -> source, tag).
+struct Resolution {
+  int source = 0, tag = 0;
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &source &tag;
+  }
+};
+
+// Per checkpoint: everything logged between the checkpoint and its local commit.
+struct CheckpointLog {
+  std::vector<LateMessage> late;
+  std::vector<Outcome> outcomes;
+  std::map<uint64_t, Resolution> resolutions;
+  std::map<uint64_t, int> cancelled;  // posting id -> the cancel succeeded
+  uint64_t calls_logged_until = 0;    // calls below this number are in `outcomes`
+  // statistics
+  uint64_t late_bytes = 0;
+  uint64_t early_messages = 0;
+  uint64_t nondet_ns = 0, recvonly_ns = 0;
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &late &outcomes &resolutions &cancelled &calls_logged_until &late_bytes &early_messages
+        &nondet_ns &recvonly_ns;
+  }
+  uint64_t logged_events() const { return outcomes.size() + resolutions.size() + cancelled.size(); }
+};
+
+enum class SendMode : uint8_t { Standard, Buffered, Sync, Ready };
+
+// One application request. The application holds a c3 handle naming this entry, so the same
+// value stays valid after a restart.
+struct Request {
+  enum class Kind : uint8_t { Free, Send, Recv };
+  Kind kind = Kind::Free;
+  SendMode send_mode = SendMode::Standard;
+  bool persistent = false;
+  bool active = false;      // started and not yet completed towards the application
+  bool done = false;        // completed inside c3; `status` is what the application gets
+  bool replay_cancel = false;  // restart: this receive was cancelled in the logged run
+  uintptr_t buf = 0;
+  int count = 0;
+  int type = 0;   // MPI_Datatype
+  int peer = 0;   // dest or source as given
+  int tag = 0;
+  int comm = 0;
+  uint64_t posting = 0;  // receive: posting id of this activation
+  SavedStatus status;
+  // Live only (not saved): the MPI side of an active request.
+  MPI_Request real = MPI_REQUEST_NULL;
+  std::string bounce;     // header + payload for small messages
+  int32_t header = 0;     // header of a large message (its wire type points here)
+  MPI_Datatype wire = MPI_DATATYPE_NULL;  // struct type to free at completion
+  bool wire_cached = false;
+  int effective_source = 0, effective_tag = 0;
+
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &kind &send_mode &persistent &active &done &replay_cancel &buf &count &type &peer &tag
+        &comm &posting &status;
+  }
+};
+
+// The channel of a message as early-message registries count it.
+struct Signature {
+  int peer = 0;  // world rank of the other side
+  int comm = 0;
+  int tag = 0;
+  bool operator<(const Signature &o) const {
+    return std::tie(peer, comm, tag) < std::tie(o.peer, o.comm, o.tag);
+  }
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &peer &comm &tag;
+  }
+};
+
+struct ProtocolState {
+  uint64_t epoch = 0;       // checkpoints taken so far in this lineage; colour = epoch & 3
+  uint64_t number_base = 0; // checkpoint number = number_base + epoch
+  Mode mode = Mode::Run;
+  uint64_t next_posting = 1;
+  uint64_t next_call = 1;
+  std::vector<uint64_t> sent;                 // per world rank, in this epoch
+  std::vector<uint64_t> received[4];          // per colour, per world rank
+  std::vector<uint64_t> expected_late;        // per world rank: colour epoch-1 messages sent
+  std::vector<uint8_t> initiated;             // Checkpoint-Initiated(epoch) arrived, per rank
+  std::vector<int64_t> ahead;                 // a peer's Checkpoint-Initiated(epoch+1) count, -1 none
+  std::map<Signature, uint64_t> early;        // received early, by sender signature
+  std::map<Signature, uint64_t> was_early;    // restart: our sends a peer already has
+  std::deque<Request> requests;               // index = handle index - 1 (stable references)
+  CheckpointLog log;                          // of the checkpoint in progress
+  std::deque<LateMessage> pool;               // restart: late messages not yet delivered
+  CheckpointLog replay;                       // restart: the log being replayed
+  size_t replay_next_outcome = 0;
+  uint64_t replay_repeat_used = 0;
+  uintptr_t bsend_user_buffer = 0;            // MPI_Buffer_attach's buffer, as the program gave it
+  int bsend_user_size = 0;
+  uint64_t output_released_at_snapshot = 0;   // stdout bytes released when the checkpoint was taken
+  uint64_t output_at_snapshot = 0;            // stdout bytes written when the checkpoint was taken
+  uint64_t output_releasable = 0;             // released up to here once committed everywhere
+  uint64_t locally_committed = 0;             // newest checkpoint number this rank committed
+  uint64_t globally_committed = 0;            // newest known committed by every rank
+  uint64_t failed_epoch = 0;                  // this rank could not write that checkpoint
+
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &epoch &number_base &mode &next_posting &next_call &sent &received &expected_late
+        &initiated &ahead &early &was_early &requests &bsend_user_buffer &bsend_user_size
+        &output_released_at_snapshot &output_at_snapshot &locally_committed &globally_committed
+        &failed_epoch;
+  }
+};
+
+ProtocolState &state();
+
+// Process facts not saved.
+struct Runtime {
+  bool initialized = false;    // MPI initialized (by the program or by a restart)
+  bool app_initialized = false;  // the program's MPI_Init has happened (or is replaced by restart)
+  bool finalized = false;
+  int rank = 0, size = 1;
+  MPI_Comm control = MPI_COMM_NULL;  // private duplicate of MPI_COMM_WORLD
+  int depth = 0;                 // nesting of c3 wrappers (MPICH calls some MPI_ functions)
+  const char *tainted_by = nullptr;  // first call c3 cannot restore (no checkpoints after it)
+  uint64_t mode_since_ns = 0;
+  std::vector<MPI_Request> control_sends;
+  std::vector<uint64_t *> control_buffers;      // one per control send
+  std::vector<uint64_t> initiated_counts;       // Checkpoint-Initiated payload per peer
+  std::map<uint64_t, uint64_t> pending_output_marks;  // checkpoint -> stdout bytes at it
+  std::vector<std::pair<int, uint64_t>> final_from;   // early MPI_Finalize notices
+  std::map<MPI_Message, MPI_Comm> message_comms;  // matched by MPI_Mprobe, not yet received
+  bool restarted = false;
+};
+Runtime &rt();
+
+uint64_t now_ns();
+
+}  // namespace c3::mpi

@@ -1,0 +1,304 @@
+// The request indirection table. The program holds c3 handles (kind bits 00, object type
+// REQUEST, index below), so the same values name the same requests after a restart; the
+// MPICH request behind an entry is posted again (or served from the log) at restart.
+#include <algorithm>
+#include <cstring>
+
+#include "core.hpp"
+#include "piggyback.hpp"
+
+namespace c3::mpi {
+namespace {
+
+constexpr uint32_t kRequestType = 0xbu << 26;
+constexpr uint32_t kIndexMask = (1u << 25) - 1;
+std::vector<size_t> g_orphans;  // freed by the program while still active
+
+}  // namespace
+
+void complete_real_request(Request &r, MPI_Status &st) {
+  r.real = MPI_REQUEST_NULL;
+  if (r.kind == Request::Kind::Recv) {
+    int cancelled = 0;
+    PMPI_Test_cancelled(&st, &cancelled);
+    if (cancelled) {
+      if (state().mode == Mode::NonDetLog) state().log.cancelled[r.posting] = 1;
+    } else if (st.MPI_SOURCE != MPI_PROC_NULL) {
+      int32_t header = 0;
+      if (!piggyback::finish_recv(r, st, header))
+        fatal("a message from rank " + std::to_string(st.MPI_SOURCE) +
+              " carries no c3 header: build every rank with c3cc");
+      MPI_Count bytes = 0;
+      PMPI_Get_elements_x(&st, MPI_BYTE, &bytes);
+      bool wildcard = r.peer == MPI_ANY_SOURCE || r.tag == MPI_ANY_TAG;
+      message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, header,
+                       reinterpret_cast<const void *>(r.buf), int64_t(bytes), wildcard, r.posting);
+    }
+  } else {
+    int cancelled = 0;
+    PMPI_Test_cancelled(&st, &cancelled);
+    if (cancelled && r.peer != MPI_PROC_NULL) --state().sent[size_t(world_rank_of(r.comm, r.peer))];
+  }
+  piggyback::release(r);
+  std::memcpy(r.status.words, &st, sizeof st);
+  r.done = true;
+}
+
+namespace {
+void complete_real(Request &r, MPI_Status &st) { complete_real_request(r, st); }
+}  // namespace
+
+void make_status(MPI_Status &st, int source, int tag, int64_t bytes) {
+  std::memset(&st, 0, sizeof st);
+  st.MPI_SOURCE = source;
+  st.MPI_TAG = tag;
+  st.MPI_ERROR = MPI_SUCCESS;
+  PMPI_Status_set_elements_x(&st, MPI_BYTE, bytes);
+  PMPI_Status_set_cancelled(&st, 0);
+}
+
+bool is_c3_request(MPI_Request handle) {
+  uint32_t h = uint32_t(handle);
+  return (h & ~kIndexMask) == kRequestType && (h & kIndexMask) != 0;
+}
+
+Request &request_of(MPI_Request handle) {
+  auto &table = state().requests;
+  uint32_t index = uint32_t(handle) & kIndexMask;
+  if (!is_c3_request(handle) || index > table.size() ||
+      table[index - 1].kind == Request::Kind::Free)
+    fatal("invalid MPI_Request " + std::to_string(handle) +
+          " (not a live request; was it freed or never created?)");
+  return table[index - 1];
+}
+
+MPI_Request new_request(Request::Kind kind, Request **out) {
+  auto &table = state().requests;
+  size_t index = 0;
+  while (index < table.size() && table[index].kind != Request::Kind::Free) ++index;
+  if (index == table.size()) {
+    if (table.size() >= kIndexMask) fatal("too many live MPI requests");
+    table.emplace_back();
+  }
+  table[index] = Request{};
+  table[index].kind = kind;
+  *out = &table[index];
+  return MPI_Request(kRequestType | uint32_t(index + 1));
+}
+
+void free_request(MPI_Request &handle) {
+  Request &r = request_of(handle);
+  piggyback::release(r);
+  r = Request{};
+  handle = MPI_REQUEST_NULL;
+}
+
+int start_send(Request &r) {
+  r.active = true;
+  r.done = false;
+  MPI_Comm comm = r.comm;
+  if (r.peer == MPI_PROC_NULL) {
+    MPI_Status st;
+    make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+    std::memcpy(r.status.words, &st, sizeof st);
+    r.done = true;
+    return MPI_SUCCESS;
+  }
+  const int dest = world_rank_of(comm, r.peer);
+  count_sent(dest);
+  if (suppress_was_early(dest, comm, r.tag)) {  // the receiver has it already
+    MPI_Status st;
+    make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+    std::memcpy(r.status.words, &st, sizeof st);
+    r.done = true;
+    return MPI_SUCCESS;
+  }
+  piggyback::Wire w = piggyback::prepare_send(r, reinterpret_cast<const void *>(r.buf), r.count,
+                                              r.type, outgoing_header());
+  switch (r.send_mode) {
+    case SendMode::Standard: return PMPI_Isend(w.buf, w.count, w.type, r.peer, r.tag, comm, &r.real);
+    case SendMode::Buffered: return PMPI_Ibsend(w.buf, w.count, w.type, r.peer, r.tag, comm, &r.real);
+    case SendMode::Sync: return PMPI_Issend(w.buf, w.count, w.type, r.peer, r.tag, comm, &r.real);
+    case SendMode::Ready: return PMPI_Irsend(w.buf, w.count, w.type, r.peer, r.tag, comm, &r.real);
+  }
+  return MPI_ERR_INTERN;
+}
+
+int start_recv(Request &r) {
+  ProtocolState &st = state();
+  r.active = true;
+  r.done = false;
+  r.replay_cancel = false;
+  r.posting = st.next_posting++;
+  r.effective_source = r.peer;
+  r.effective_tag = r.tag;
+  if (r.peer == MPI_PROC_NULL) {
+    MPI_Status s;
+    make_status(s, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+    std::memcpy(r.status.words, &s, sizeof s);
+    r.done = true;
+    return MPI_SUCCESS;
+  }
+  if (st.mode == Mode::Restore) {
+    auto res = st.replay.resolutions.find(r.posting);
+    if (res != st.replay.resolutions.end()) {
+      r.effective_source = res->second.source;
+      r.effective_tag = res->second.tag;
+    }
+    if (st.replay.cancelled.count(r.posting)) {
+      r.replay_cancel = true;  // nothing matched it in the logged run: post nothing
+      maybe_end_restore();
+      return MPI_SUCCESS;
+    }
+    LateMessage m;
+    if (take_late_message(r.comm, r.effective_source, r.effective_tag, m)) {
+      MPI_Status s;
+      int size = 0;
+      PMPI_Type_size(r.type, &size);
+      int64_t capacity = int64_t(r.count) * size;
+      int64_t bytes = int64_t(m.payload.size());
+      make_status(s, m.source, m.tag, std::min(bytes, capacity));
+      if (bytes > capacity) s.MPI_ERROR = MPI_ERR_TRUNCATE;
+      std::memcpy(reinterpret_cast<void *>(r.buf), m.payload.data(),
+                  size_t(std::min(bytes, capacity)));
+      std::memcpy(r.status.words, &s, sizeof s);
+      r.done = true;
+      maybe_end_restore();
+      return MPI_SUCCESS;
+    }
+    maybe_end_restore();
+  }
+  piggyback::Wire w = piggyback::prepare_recv(r, reinterpret_cast<void *>(r.buf), r.count, r.type);
+  return PMPI_Irecv(const_cast<void *>(w.buf), w.count, w.type, r.effective_source,
+                    r.effective_tag, r.comm, &r.real);
+}
+
+bool test_request(Request &r) {
+  if (r.done || !r.active) return r.done;
+  if (r.real == MPI_REQUEST_NULL) return false;  // a receive waiting for its replayed cancel
+  int flag = 0;
+  MPI_Status st;
+  PMPI_Test(&r.real, &flag, &st);
+  if (flag) complete_real(r, st);
+  return r.done;
+}
+
+void wait_request(Request &r) {
+  if (r.done || !r.active) return;
+  if (r.real == MPI_REQUEST_NULL)
+    fatal("restart diverged: waiting for a receive the logged run cancelled");
+  MPI_Status st;
+  PMPI_Wait(&r.real, &st);
+  complete_real(r, st);
+}
+
+void deliver(MPI_Request &handle, MPI_Status *status) {
+  Request &r = request_of(handle);
+  if (status != MPI_STATUS_IGNORE) std::memcpy(status, r.status.words, sizeof *status);
+  r.active = false;
+  r.done = false;
+  if (!r.persistent) free_request(handle);
+}
+
+void complete_orphans(bool block) {
+  if (g_orphans.empty()) return;
+  auto &table = state().requests;
+  for (size_t i = 0; i < g_orphans.size();) {
+    Request &r = table[g_orphans[i]];
+    if (block) wait_request(r);
+    if (test_request(r) || !r.active) {
+      piggyback::release(r);
+      r = Request{};
+      g_orphans.erase(g_orphans.begin() + long(i));
+    } else {
+      ++i;
+    }
+  }
+}
+
+void orphan_request(MPI_Request &handle) {
+  uint32_t index = uint32_t(handle) & kIndexMask;
+  Request &r = request_of(handle);
+  r.persistent = false;
+  g_orphans.push_back(index - 1);
+  handle = MPI_REQUEST_NULL;
+}
+
+void repost_after_restart() {
+  auto &table = state().requests;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < table.size(); ++i) {
+    Request &r = table[i];
+    r.real = MPI_REQUEST_NULL;
+    r.wire = MPI_DATATYPE_NULL;
+    if (r.kind == Request::Kind::Free || !r.active || r.done) continue;
+    if (r.kind == Request::Kind::Send) {
+      // Sent before the checkpoint: the receiver has it in its state or in its log.
+      MPI_Status st;
+      make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+      std::memcpy(r.status.words, &st, sizeof st);
+      r.done = true;
+    } else {
+      order.push_back(i);
+    }
+  }
+  // Posting order decides which receive a message matches.
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return table[a].posting < table[b].posting; });
+  ProtocolState &st = state();
+  uint64_t saved_next = st.next_posting;
+  for (size_t i : order) {
+    Request &r = table[i];
+    st.next_posting = r.posting;  // start_recv takes the request's own posting id again
+    start_recv(r);
+  }
+  st.next_posting = saved_next;
+}
+
+}  // namespace c3::mpi
+
+namespace c3::mpi {
+
+int receive_matched(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+                    MPI_Request *request, MPI_Status *status) {
+  Request *r = nullptr;
+  MPI_Request h = new_request(Request::Kind::Recv, &r);
+  r->buf = reinterpret_cast<uintptr_t>(buf);
+  r->count = count;
+  r->type = type;
+  r->peer = MPI_ANY_SOURCE;  // the probe's match was logged already
+  r->tag = 0;
+  r->comm = MPI_COMM_NULL;
+  r->active = true;
+  r->posting = state().next_posting++;
+  if (*message == MPI_MESSAGE_NO_PROC) {
+    MPI_Status st;
+    make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+    std::memcpy(r->status.words, &st, sizeof st);
+    r->done = true;
+    *message = MPI_MESSAGE_NULL;
+  } else {
+    auto it = rt().message_comms.find(*message);
+    r->comm = it != rt().message_comms.end() ? it->second : MPI_COMM_WORLD;
+    if (it != rt().message_comms.end()) rt().message_comms.erase(it);
+    piggyback::Wire w = piggyback::prepare_recv(*r, buf, count, type);
+    int rc = PMPI_Imrecv(const_cast<void *>(w.buf), w.count, w.type, message, &r->real);
+    if (rc != MPI_SUCCESS) {
+      free_request(h);
+      return rc;
+    }
+  }
+  if (request) {
+    *request = h;
+    return MPI_SUCCESS;
+  }
+  // peer stays MPI_ANY_SOURCE: completion logs nothing more (the probe was logged)
+  r->peer = 0;
+  wait_request(*r);
+  MPI_Status st;
+  deliver(h, &st);
+  if (status != MPI_STATUS_IGNORE) *status = st;
+  return MPI_SUCCESS;
+}
+
+}  // namespace c3::mpi
