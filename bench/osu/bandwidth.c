@@ -78,11 +78,10 @@ int main(int argc, char **argv) {
     size_t bytes = (size_t)size * (size_t)window_for(size, options.window);
     if (bytes > slots_bytes) slots_bytes = bytes;
   }
-  char *send_buffer = malloc((size_t)largest);
-  char *receive_slots = malloc(slots_bytes);
+  char *send_buffer = osu_alloc_pages(kProgram, (size_t)largest);
+  char *receive_slots = osu_alloc_pages(kProgram, slots_bytes);
   MPI_Request *requests = malloc(sizeof(MPI_Request) * (size_t)options.window);
-  if (send_buffer == NULL || receive_slots == NULL || requests == NULL)
-    osu_fail(kProgram, "out of memory");
+  if (requests == NULL) osu_fail(kProgram, "out of memory");
   memset(send_buffer, rank + 1, (size_t)largest);
   memset(receive_slots, 0, slots_bytes);
   osu_touch_all_peers();

@@ -56,8 +56,7 @@ int main(int argc, char **argv) {
   if (ranks < 2) osu_fail(kProgram, "needs at least 2 ranks");
 
   long largest = osu_largest_size(&options);
-  char *buffer = malloc((size_t)largest);
-  if (buffer == NULL) osu_fail(kProgram, "out of memory");
+  char *buffer = osu_alloc_pages(kProgram, (size_t)largest);
   memset(buffer, rank + 1, (size_t)largest);
   osu_touch_all_peers();
 

@@ -58,10 +58,10 @@ int main(int argc, char **argv) {
   long largest = osu_largest_size(&options);
   if (largest * options.window > (64L << 20)) osu_fail(kProgram, "size * window exceeds 64 MiB");
 
-  char *send_buffer = malloc((size_t)largest);
-  char *slots = malloc((size_t)largest * (size_t)options.window);
+  char *send_buffer = osu_alloc_pages(kProgram, (size_t)largest);
+  char *slots = osu_alloc_pages(kProgram, (size_t)largest * (size_t)options.window);
   MPI_Request *requests = malloc(sizeof(MPI_Request) * (size_t)options.window);
-  if (send_buffer == NULL || slots == NULL || requests == NULL) osu_fail(kProgram, "out of memory");
+  if (requests == NULL) osu_fail(kProgram, "out of memory");
   memset(send_buffer, rank + 1, (size_t)largest);
   memset(slots, 0, (size_t)largest * (size_t)options.window);
   osu_touch_all_peers();

@@ -105,6 +105,16 @@ static inline long osu_largest_size(const struct osu_options *options) {
   return largest;
 }
 
+/* Message buffers start on a page boundary in both builds, so the two allocators (glibc's and
+ * c3's arena) do not hand the copy loops differently aligned buffers. Fails the run if out of
+ * memory. */
+static inline void *osu_alloc_pages(const char *program, size_t bytes) {
+  void *memory = NULL;
+  if (posix_memalign(&memory, 4096, bytes == 0 ? 1 : bytes) != 0)
+    osu_fail(program, "out of memory");
+  return memory;
+}
+
 /* count * scale, at least `least`. */
 static inline long osu_scaled(long count, double scale, long least) {
   long scaled = (long)((double)count * scale);
