@@ -211,12 +211,15 @@ bool prepare(const Config &cfg) {
 
   // Cut the output back first, so the lines below are not cut away with it. Output the killed run
   // held back at the checkpoint was lost if it died before releasing it: show it now.
-  // A regular file is cut back to before the held bytes and gets all of them again; a pipe
-  // gets the part the killed run had not shown yet.
+  // The same regular file is cut back to before the held bytes and gets all of them again;
+  // anything else (a pipe, another file) gets the part the killed run had not shown yet.
   CheckpointDir ckpt_dir(cfg.ckpt_dir);
   const uint64_t held = img.held_output.size();
   uint64_t shown = 0;
-  if (img.stdio.out.regular && img.stdio.out.offset >= held)
+  const stdio_trim::StreamPosition now = stdio_trim::position_of(1);
+  const bool same_file = img.stdio.out.regular && now.regular && now.dev == img.stdio.out.dev &&
+                         now.ino == img.stdio.out.ino;
+  if (same_file && img.stdio.out.offset >= held)
     img.stdio.out.offset -= held;
   else
     shown = std::min(held, coordinator().held_output_shown(ckpt_dir, img.number, held));

@@ -4,6 +4,7 @@
 // 2 usage error (unknown command, bad arguments, missing directory).
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cinttypes>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint.hpp"
 #include "ckpt_dir.hpp"
 #include "ckpt_file.hpp"
 #include "text_format.hpp"
@@ -236,6 +238,27 @@ void print_file_info(const c3::CheckpointReader &reader) {
                 c3::human_bytes(s.size).c_str());
 }
 
+// An MPI rank's log (its local commit) holds the protocol's statistics for the checkpoint.
+bool print_protocol_stats(const c3::CheckpointDir &dir, uint64_t number, uint32_t rank) {
+  const std::string path = dir.checkpoint_path(number) + "/rank." + std::to_string(rank) + ".log";
+  if (::access(path.c_str(), F_OK) != 0) return true;  // not MPI, or not committed by this rank
+  try {
+    const c3::CheckpointReader reader(path);
+    const c3::SectionView &meta = reader.section(c3::SectionKind::Meta);
+    auto fields = c3::checkpoint::decode_meta(
+        std::string(reinterpret_cast<const char *>(meta.data), size_t(meta.size)));
+    std::printf("  rank %u protocol: late messages %s (%s bytes), early messages %s, logged events %s\n",
+                rank, fields["late_messages"].c_str(), fields["late_bytes"].c_str(),
+                fields["early_messages"].c_str(), fields["logged_events"].c_str());
+    std::printf("  rank %u modes: NonDet-Log %s s, RecvOnly-Log %s s\n", rank,
+                fields["nondet_log_s"].c_str(), fields["recvonly_log_s"].c_str());
+    return true;
+  } catch (const c3::Error &err) {
+    std::printf("%s\n", err.what());
+    return false;
+  }
+}
+
 int command_info(const std::vector<std::string> &args) {
   if (args.empty() || args.size() > 2) throw UsageError{"info takes DIR and optionally N"};
   const c3::CheckpointDir dir = open_dir(args[0]);
@@ -268,6 +291,8 @@ int command_info(const std::vector<std::string> &args) {
       status = kExitDamaged;
     }
   }
+  for (uint32_t r : entry->ranks)
+    if (!print_protocol_stats(dir, entry->number, r)) status = kExitDamaged;
   return status;
 }
 
