@@ -44,6 +44,21 @@ MPI_Request make_recv(void *buf, int count, MPI_Datatype type, int source, int t
 int blocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                   SendMode mode) {
   Entry entry;
+  if (state().mode != Mode::Restore && dest != MPI_PROC_NULL) {
+    // Nothing to suppress: straight to MPI, without an entry in the request table.
+    Request r;
+    count_sent(world_rank_of(comm, dest));
+    piggyback::Wire w = piggyback::prepare_send(r, buf, count, type, outgoing_header());
+    int rc = MPI_ERR_INTERN;
+    switch (mode) {
+      case SendMode::Standard: rc = PMPI_Send(w.buf, w.count, w.type, dest, tag, comm); break;
+      case SendMode::Buffered: rc = PMPI_Bsend(w.buf, w.count, w.type, dest, tag, comm); break;
+      case SendMode::Sync: rc = PMPI_Ssend(w.buf, w.count, w.type, dest, tag, comm); break;
+      case SendMode::Ready: rc = PMPI_Rsend(w.buf, w.count, w.type, dest, tag, comm); break;
+    }
+    piggyback::release(r);
+    return rc;
+  }
   Request *r = nullptr;
   MPI_Request h = make_send(buf, count, type, dest, tag, comm, mode, false, &r);
   int rc = start_send(*r);
@@ -162,6 +177,25 @@ int on_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 int on_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
             MPI_Status *status) noexcept {
   Entry entry;
+  if (state().mode != Mode::Restore && source != MPI_PROC_NULL) {
+    // No log to serve it from: straight to MPI, without an entry in the request table.
+    Request r;
+    r.kind = Request::Kind::Recv;
+    r.active = true;
+    r.buf = reinterpret_cast<uintptr_t>(buf);
+    r.count = count;
+    r.type = datatype;
+    r.peer = source;
+    r.tag = tag;
+    r.comm = comm;
+    r.posting = state().next_posting++;
+    piggyback::Wire w = piggyback::prepare_recv(r, buf, count, datatype);
+    MPI_Status st;
+    int rc = PMPI_Recv(const_cast<void *>(w.buf), w.count, w.type, source, tag, comm, &st);
+    complete_real_request(r, st);
+    if (status != MPI_STATUS_IGNORE) std::memcpy(status, r.status.words, sizeof *status);
+    return rc;
+  }
   Request *r = nullptr;
   MPI_Request h = make_recv(buf, count, datatype, source, tag, comm, false, &r);
   int rc = start_recv(*r);

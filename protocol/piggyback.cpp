@@ -20,9 +20,21 @@ struct TypeInfo {
 };
 
 TypeInfo type_info(MPI_Datatype type) {
+  // Direct-mapped in front of the map: every message asks.
+  struct Slot {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    TypeInfo info;
+  };
+  static Slot recent[16];
+  Slot &slot = recent[unsigned(type) & 15];
+  if (slot.type == type && type != MPI_DATATYPE_NULL) return slot.info;
   static std::map<MPI_Datatype, TypeInfo> known;
   auto it = known.find(type);
-  if (it != known.end()) return it->second;
+  if (it != known.end()) {
+    slot.type = type;
+    slot.info = it->second;
+    return it->second;
+  }
   TypeInfo info;
   MPI_Aint lb = 0, extent = 0;
   PMPI_Type_size(type, &info.size);
@@ -49,11 +61,23 @@ MPI_Datatype make_bounce_type(int count, MPI_Datatype type, int size) {
 std::map<std::pair<MPI_Datatype, int>, MPI_Datatype> g_bounce_types;
 
 MPI_Datatype bounce_type(int count, MPI_Datatype type, int size, bool &cached) {
+  struct Slot {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    int count = -1;
+    MPI_Datatype wire = MPI_DATATYPE_NULL;
+  };
+  static Slot recent[64];
+  Slot &slot = recent[(unsigned(type) * 31u + unsigned(count)) & 63];
+  if (slot.type == type && slot.count == count && slot.wire != MPI_DATATYPE_NULL) {
+    cached = true;
+    return slot.wire;
+  }
   auto &cache = g_bounce_types;
   auto key = std::make_pair(type, count);
   auto it = cache.find(key);
   if (it != cache.end()) {
     cached = true;
+    slot = Slot{type, count, it->second};
     return it->second;
   }
   MPI_Datatype t = make_bounce_type(count, type, size);
