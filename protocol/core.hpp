@@ -76,6 +76,8 @@ void wait_request(Request &r);
 // Hands a completed request's status to the program; frees non-persistent ones.
 void deliver(MPI_Request &handle, MPI_Status *status);
 void repost_after_restart();
+// The table was replaced by a restored one.
+void requests_restored();
 // MPI_Mrecv / MPI_Imrecv (request != nullptr) of a message matched by a probe.
 int receive_matched(void *buf, int count, MPI_Datatype type, MPI_Message *message,
                     MPI_Request *request, MPI_Status *status);

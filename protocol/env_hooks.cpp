@@ -5,6 +5,7 @@
 
 #include "core.hpp"
 #include "mpi_hooks.hpp"
+#include "output_commit.hpp"
 
 namespace c3::mpi {
 namespace {
@@ -55,7 +56,11 @@ int on_Finalize() noexcept {
   return PMPI_Finalize();
 }
 
-int on_Abort(MPI_Comm comm, int errorcode) noexcept { return PMPI_Abort(comm, errorcode); }
+// The program ends itself: what it printed is shown (a failure to recover from looks different).
+int on_Abort(MPI_Comm comm, int errorcode) noexcept {
+  output::release();
+  return PMPI_Abort(comm, errorcode);
+}
 
 int on_Initialized(int *flag) noexcept {
   *flag = rt().app_initialized;

@@ -155,6 +155,7 @@ class MpiCoordinator final : public Coordinator {
     st.ahead.assign(size_t(rt().size), -1);
     st.locally_committed = st.globally_committed = number;
     CheckpointDir dir(config().ckpt_dir);
+    requests_restored();
     st.replay = files::read_log(dir, number, rt().rank);
     st.pool.assign(st.replay.late.begin(), st.replay.late.end());
     st.replay.late.clear();

@@ -72,11 +72,25 @@ Request &request_of(MPI_Request handle) {
   return table[index - 1];
 }
 
+// Free slots of the table, lowest last.
+std::vector<size_t> g_free_slots;
+std::vector<size_t> &free_slots() { return g_free_slots; }
+
+void requests_restored() {
+  auto &table = state().requests;
+  g_free_slots.clear();
+  for (size_t i = table.size(); i-- > 0;)
+    if (table[i].kind == Request::Kind::Free) g_free_slots.push_back(i);
+}
+
 MPI_Request new_request(Request::Kind kind, Request **out) {
   auto &table = state().requests;
-  size_t index = 0;
-  while (index < table.size() && table[index].kind != Request::Kind::Free) ++index;
-  if (index == table.size()) {
+  auto &slots = free_slots();
+  size_t index = table.size();
+  if (!slots.empty()) {
+    index = slots.back();
+    slots.pop_back();
+  } else {
     if (table.size() >= kIndexMask) fatal("too many live MPI requests");
     table.emplace_back();
   }
@@ -90,6 +104,7 @@ void free_request(MPI_Request &handle) {
   Request &r = request_of(handle);
   piggyback::release(r);
   r = Request{};
+  free_slots().push_back((uint32_t(handle) & kIndexMask) - 1);
   handle = MPI_REQUEST_NULL;
 }
 
@@ -209,6 +224,7 @@ void complete_orphans(bool block) {
     if (test_request(r) || !r.active) {
       piggyback::release(r);
       r = Request{};
+      free_slots().push_back(g_orphans[i]);
       g_orphans.erase(g_orphans.begin() + long(i));
     } else {
       ++i;
