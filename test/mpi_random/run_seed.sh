@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# One seed of the randomized MPI point-to-point test of c3 (see README.md).
+#
+#   run_seed.sh <seed> <ranks> <work dir> [toolchain bin dir]
+#
+# Generates the program (gen_p2p.py), builds it with `mpicc -O2` (the reference) and with
+# `c3cc -O2`, and requires byte-identical stdout from
+#   1. the c3 build run uninterrupted, and
+#   2. a c3 run killed once -- by C3_FAULT at a stage, rank and checkpoint chosen from the seed,
+#      or by `kill -9` of one rank's process after a random delay -- followed by
+#      `C3_RESTART=latest mpiexec -n <ranks>` appending to the same output file.
+# When the kill came before any checkpoint was committed the restart has nothing to continue
+# from: the harness reruns the program fresh and the seed counts as skipped (exit 77).
+# When the chosen fault is never reached (the run ends normally), a site:K@R fault is used
+# instead.
+#
+# Environment:
+#   MPI_RANDOM_FAULT=<C3_FAULT value> | kill:<rank>:<ms> | none   use this kill instead
+#   MPI_RANDOM_KINDS=seq,nb,...     passed to gen_p2p.py --kinds
+#   MPI_RANDOM_TIMEOUT=<s>          limit for each mpiexec (default: 30 s or 20x the reference)
+#   MPI_RANDOM_KEEP=1               keep the work dir on success too (always kept on failure)
+#   MPIEXEC, MPICC                  default: mpiexec, mpicc
+# Exit status: 0 pass, 1 fail, 77 skip, 2 usage or setup error. The last line of stdout is the
+# verdict, "mpi-random seed S ranks N: PASS|FAIL|SKIP (...)"; it is also in <work dir>/result.
+set -u
+
+SEED=${1:?usage: run_seed.sh <seed> <ranks> <work dir> [toolchain bin dir]}
+RANKS=${2:?ranks}
+WORK=${3:?work dir}
+BIN=${4:-/work/main/build/bin}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MPIEXEC=${MPIEXEC:-mpiexec}
+MPICC=${MPICC:-mpicc}
+C3CC=$BIN/c3cc
+C3TOOL=$BIN/c3
+[[ $SEED =~ ^[0-9]+$ ]] || { echo "run_seed.sh: seed '$SEED' is not a number" >&2; exit 2; }
+[[ $RANKS =~ ^[234]$ ]] || { echo "run_seed.sh: ranks must be 2, 3 or 4" >&2; exit 2; }
+[[ -x $C3CC ]] || { echo "run_seed.sh: no c3cc in $BIN (is the toolchain being rebuilt?)" >&2; exit 2; }
+for tool in "$MPIEXEC" "$MPICC" python3 timeout; do
+  command -v "$tool" > /dev/null || { echo "run_seed.sh: '$tool' not found" >&2; exit 2; }
+done
+
+unset C3_RESTART C3_FAULT C3_INTERVAL C3_KEEP C3_VERBOSE C3_CKPT_DIR C3_OUTPUT
+unset MPI_RANDOM_JITTER MPI_RANDOM_TRACE
+rm -rf "$WORK" && mkdir -p "$WORK" && WORK=$(cd "$WORK" && pwd) && cd "$WORK" || exit 2
+
+TAG="mpi-random seed $SEED ranks $RANKS"
+NOTES=()
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+verdict() { # verdict PASS|FAIL|SKIP <exit status>
+  local text="$TAG: $1 (${NOTES[*]-})"
+  echo "$text" > result
+  if [[ $1 != PASS ]]; then
+    echo "work dir kept: $WORK"
+    echo "reproduce: ${FAULT:+MPI_RANDOM_FAULT='$FAULT' }${MPI_RANDOM_KINDS:+ MPI_RANDOM_KINDS=$MPI_RANDOM_KINDS}" \
+      "$HERE/run_seed.sh $SEED $RANKS $WORK $BIN"
+  elif [[ ${MPI_RANDOM_KEEP:-0} != 1 ]]; then
+    # success: keep the program and the logs, drop executables and checkpoints
+    rm -rf ref c3 ./*/ckpt
+  fi
+  echo "$text"
+  exit "$2"
+}
+finish() {
+  if ((failures)); then verdict FAIL 1; fi
+  verdict PASS 0
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# The rank processes of this test's c3 executable: the binary's path is unique to the work dir.
+rank_pids() { # rank_pids [rank]: pids of running processes of ./c3 (of that rank)
+  local exe=$WORK/c3 p
+  for p in /proc/[0-9]*; do
+    [[ $p/exe -ef $exe ]] 2> /dev/null || continue  # same file, no subprocess
+    if [[ -n ${1-} ]]; then
+      grep -qzx "PMI_RANK=$1" "$p/environ" 2> /dev/null || continue
+    fi
+    echo "${p#/proc/}"
+  done
+}
+reap_strays() { # a torn-down job must not leave ranks behind
+  local pids
+  pids=$(rank_pids)
+  if [[ -n $pids ]]; then
+    fail "processes of the c3 build still running after mpiexec ended: $(echo $pids)"
+    for p in $pids; do kill -9 "$p" 2> /dev/null; done
+  fi
+}
+
+# mpirun <what> <out> <err> [VAR=value...]: runs the c3 build under mpiexec with a time limit;
+# appends stdout to <out>; sets RC (124 = timed out).
+mpirun() {
+  local what=$1 out=$2 err=$3
+  shift 3
+  local start
+  start=$(now_ms)
+  env "$@" timeout -k 10 "$LIMIT" "$MPIEXEC" -n "$RANKS" "$WORK/c3" >> "$out" 2> "$err"
+  RC=$?
+  reap_strays
+  if (($(now_ms) - start >= LIMIT * 1000)); then
+    fail "$what: no end after ${LIMIT} s (hang?); stderr in $err"
+    RC=124
+  fi
+}
+
+expect_same() { # expect_same <actual> <what>
+  if ! cmp -s "$1" "$WORK/expected"; then
+    fail "$2: stdout differs from the reference (< reference, > c3; $1)"
+    diff "$WORK/expected" "$1" | head -10
+  fi
+}
+expect_clean_stderr() { # expect_clean_stderr <file> <what>
+  if grep -qE '^c3: (error|warning)|^mpi-random:' "$1"; then
+    fail "$2: error messages in $1:"
+    grep -E '^c3: (error|warning)|^mpi-random:' "$1" | head -5
+  fi
+}
+
+# --- program and builds ------------------------------------------------------------------------
+python3 "$HERE/gen_p2p.py" --seed "$SEED" --ranks "$RANKS" ${MPI_RANDOM_KINDS:+--kinds "$MPI_RANDOM_KINDS"} \
+  -o prog.c || { echo "run_seed.sh: gen_p2p.py failed" >&2; exit 2; }
+STEPS=$(sed -n 's/^ *@meta .*"steps": \([0-9]*\).*/\1/p' prog.c)
+"$MPICC" -O2 -o ref prog.c > build-ref.log 2>&1 || { cat build-ref.log; fail "mpicc -O2 prog.c failed"; finish; }
+if ! "$C3CC" -O2 -o c3 prog.c > build-c3.log 2>&1; then
+  head -20 build-c3.log
+  fail "c3cc -O2 prog.c failed (build-c3.log)"
+  finish
+fi
+
+start=$(now_ms)
+timeout -k 10 120 "$MPIEXEC" -n "$RANKS" ./ref > expected 2> expected.err
+rc=$?
+REF_MS=$(($(now_ms) - start))
+if [[ $rc != 0 || ! -s expected ]]; then
+  fail "the reference (mpicc build) exited with $rc$([[ $rc == 124 ]] && echo ' (timed out)')"
+  head -5 expected.err
+  finish
+fi
+LIMIT=${MPI_RANDOM_TIMEOUT:-$((REF_MS / 50 > 30 ? REF_MS / 50 : 30))}
+
+# --- 1. uninterrupted ---------------------------------------------------------------------------
+mkdir -p uninterrupted && cd uninterrupted || exit 2
+: > out
+start=$(now_ms)
+mpirun "uninterrupted run" out err C3_CKPT_DIR=ckpt C3_KEEP=1000
+C3_MS=$(($(now_ms) - start))
+[[ $RC == 0 ]] || fail "uninterrupted run exited with $RC"
+expect_same out "uninterrupted run"
+expect_clean_stderr err "uninterrupted run"
+CHECKPOINTS=$(sed -n 's/^c3: checkpoint \([0-9]*\) committed.*/\1/p' err | sort -n | tail -1)
+CHECKPOINTS=${CHECKPOINTS:-0}
+NOTES+=("reference ${REF_MS} ms, c3 ${C3_MS} ms, $CHECKPOINTS checkpoints")
+if ((CHECKPOINTS == 0)); then
+  fail "the uninterrupted run committed no checkpoint (every rank has a forced one)"
+fi
+# Protocol statistics over all checkpoints (c3 info; ignored when it has none).
+if [[ -x $C3TOOL ]] && ((CHECKPOINTS > 0)); then
+  late=0 early=0
+  for ((k = 1; k <= CHECKPOINTS; ++k)); do
+    "$C3TOOL" info ckpt "$k" > "info.$k" 2>&1 || continue
+    while read -r l e; do
+      late=$((late + l)) early=$((early + e))
+    done < <(sed -n 's/.*late messages \([0-9]*\) .*early messages \([0-9]*\),.*/\1 \2/p' "info.$k")
+  done
+  NOTES+=("late $late, early $early")
+fi
+cd "$WORK" || exit 2
+((failures)) && finish
+
+# --- 2. kill and restart ------------------------------------------------------------------------
+RANDOM=$((SEED * 7 + RANKS))
+pick() { echo $((RANDOM % $1)); } # 0 .. $1-1
+stages=(site mid-write before-commit nondet-log recvonly-log after-local-commit after-commit
+        before-release kill kill)
+if [[ -n ${MPI_RANDOM_FAULT-} ]]; then
+  FAULT=$MPI_RANDOM_FAULT
+else
+  stage=${stages[$(pick ${#stages[@]})]}
+  rank=$(pick "$RANKS")
+  case $stage in
+  site) FAULT=site:$((1 + $(pick "$STEPS")))@$rank ;;
+  kill) FAULT=kill:$rank:$((C3_MS / 5 + $(pick $((C3_MS * 7 / 10 + 1))))) ;;
+  *) FAULT=$stage:$((1 + $(pick "$CHECKPOINTS")))@$rank ;;
+  esac
+fi
+[[ $FAULT == none ]] && { NOTES+=("no kill"); finish; }
+
+# kill_run <fault> <dir>: the killed run; sets KILLED (1 when the fault or kill happened).
+kill_run() {
+  local fault=$1 dir=$2 pid victim delay rank deadline started
+  mkdir -p "$dir" && cd "$dir" || exit 2
+  : > out
+  KILLED=0
+  if [[ $fault == kill:* ]]; then
+    IFS=: read -r _ rank delay <<< "$fault"
+    started=$(now_ms)
+    env C3_CKPT_DIR=ckpt timeout -k 10 "$LIMIT" "$MPIEXEC" -n "$RANKS" "$WORK/c3" >> out 2> err.kill &
+    pid=$!
+    sleep "$((delay / 1000)).$(printf %03d $((delay % 1000)))"
+    # the rank may still be starting: look for it for up to 2 s
+    deadline=$(($(now_ms) + 2000))
+    victim=""
+    while [[ -z $victim ]] && kill -0 "$pid" 2> /dev/null && (($(now_ms) < deadline)); do
+      victim=$(rank_pids "$rank" | head -1)
+      [[ -n $victim ]] || sleep 0.01
+    done
+    if [[ -n $victim ]] && kill -9 "$victim" 2> /dev/null; then
+      KILLED=1
+      echo "killed rank $rank (pid $victim) after $delay ms"
+    fi
+    wait "$pid"
+    RC=$?
+    reap_strays
+    if (($(now_ms) - started >= LIMIT * 1000)); then
+      fail "killed run ($fault): no end after ${LIMIT} s (hang?); stderr in $dir/err.kill"
+      RC=124
+    fi
+  else
+    mpirun "killed run ($fault)" out err.kill C3_CKPT_DIR=ckpt C3_FAULT="$fault"
+    [[ $RC != 0 && $RC != 124 ]] && KILLED=1
+  fi
+  if ((KILLED == 0)) && [[ $RC == 0 ]]; then
+    # the fault was not reached: the run must simply be right
+    expect_same out "run with a fault never reached ($fault)"
+  fi
+}
+
+kill_run "$FAULT" "fault"
+if ((KILLED == 0)) && ((failures == 0)) && [[ -z ${MPI_RANDOM_FAULT-} ]]; then
+  NOTES+=("$FAULT not reached")
+  FAULT=site:$((1 + $(pick "$STEPS")))@$(pick "$RANKS")
+  cd "$WORK" && kill_run "$FAULT" "fault2"
+fi
+NOTES+=("fault $FAULT")
+((failures)) && finish
+((KILLED)) || { fail "the run with $FAULT was not killed (exit $RC)"; finish; }
+expect_clean_stderr err.kill "killed run ($FAULT)"
+
+mpirun "restart after $FAULT" out err.restart C3_CKPT_DIR=ckpt C3_RESTART=latest
+if [[ $RC != 0 ]] && grep -qiE 'no (globally )?committed checkpoint' err.restart; then
+  # nothing to continue from: what a user does is start over
+  NOTES+=("no checkpoint committed before the kill")
+  : > out
+  mpirun "fresh run after $FAULT" out err.fresh C3_CKPT_DIR=ckpt.fresh
+  [[ $RC == 0 ]] || fail "fresh run after $FAULT exited with $RC"
+  expect_same out "fresh run after $FAULT"
+  ((failures)) && finish
+  verdict SKIP 77
+fi
+if [[ $RC != 0 ]]; then
+  fail "restart after $FAULT exited with $RC"
+  grep -v '^c3: checkpoint' err.restart | head -8
+fi
+restarted=$(sed -n 's/^c3: restarting from checkpoint \([0-9]*\).*/\1/p' err.restart | sort -u | tr '\n' ' ')
+[[ -n $restarted ]] || fail "restart after $FAULT: no 'c3: restarting from checkpoint' line"
+NOTES+=("restarted from checkpoint ${restarted% }")
+expect_same out "kill at $FAULT, restart"
+expect_clean_stderr err.restart "restart after $FAULT"
+finish
