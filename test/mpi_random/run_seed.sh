@@ -19,6 +19,9 @@
 #   MPI_RANDOM_KINDS=seq,nb,...     passed to gen_p2p.py --kinds
 #   MPI_RANDOM_TIMEOUT=<s>          limit for each mpiexec (default: 30 s or 20x the reference)
 #   MPI_RANDOM_KEEP=1               keep the work dir on success too (always kept on failure)
+#   MPI_RANDOM_REFERENCE_ONLY=<n>   no c3 at all: run the mpicc build n more times with
+#                                   MPI_RANDOM_JITTER (other matching orders); each output must
+#                                   equal the first (checks the generator)
 #   MPIEXEC, MPICC                  default: mpiexec, mpicc
 # Exit status: 0 pass, 1 fail, 77 skip, 2 usage or setup error. The last line of stdout is the
 # verdict, "mpi-random seed S ranks N: PASS|FAIL|SKIP (...)"; it is also in <work dir>/result.
@@ -32,10 +35,11 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MPIEXEC=${MPIEXEC:-mpiexec}
 MPICC=${MPICC:-mpicc}
 C3CC=$BIN/c3cc
-C3TOOL=$BIN/c3
 [[ $SEED =~ ^[0-9]+$ ]] || { echo "run_seed.sh: seed '$SEED' is not a number" >&2; exit 2; }
 [[ $RANKS =~ ^[234]$ ]] || { echo "run_seed.sh: ranks must be 2, 3 or 4" >&2; exit 2; }
-[[ -x $C3CC ]] || { echo "run_seed.sh: no c3cc in $BIN (is the toolchain being rebuilt?)" >&2; exit 2; }
+REFERENCE_ONLY=${MPI_RANDOM_REFERENCE_ONLY:-0}
+[[ $REFERENCE_ONLY =~ ^[0-9]+$ ]] || { echo "run_seed.sh: MPI_RANDOM_REFERENCE_ONLY must be a number" >&2; exit 2; }
+((REFERENCE_ONLY)) || [[ -x $C3CC ]] || { echo "run_seed.sh: no c3cc in $BIN (is the toolchain being rebuilt?)" >&2; exit 2; }
 for tool in "$MPIEXEC" "$MPICC" python3 timeout; do
   command -v "$tool" > /dev/null || { echo "run_seed.sh: '$tool' not found" >&2; exit 2; }
 done
@@ -60,7 +64,7 @@ verdict() { # verdict PASS|FAIL|SKIP <exit status>
       "$HERE/run_seed.sh $SEED $RANKS $WORK $BIN"
   elif [[ ${MPI_RANDOM_KEEP:-0} != 1 ]]; then
     # success: keep the program and the logs, drop executables and checkpoints
-    rm -rf ref c3 ./*/ckpt
+    rm -rf ref c3 ./*/ckpt ./*/ckpt.fresh
   fi
   echo "$text"
   exit "$2"
@@ -125,7 +129,7 @@ python3 "$HERE/gen_p2p.py" --seed "$SEED" --ranks "$RANKS" ${MPI_RANDOM_KINDS:+-
   -o prog.c || { echo "run_seed.sh: gen_p2p.py failed" >&2; exit 2; }
 STEPS=$(sed -n 's/^ *@meta .*"steps": \([0-9]*\).*/\1/p' prog.c)
 "$MPICC" -O2 -o ref prog.c > build-ref.log 2>&1 || { cat build-ref.log; fail "mpicc -O2 prog.c failed"; finish; }
-if ! "$C3CC" -O2 -o c3 prog.c > build-c3.log 2>&1; then
+if ((REFERENCE_ONLY == 0)) && ! "$C3CC" -O2 -o c3 prog.c > build-c3.log 2>&1; then
   head -20 build-c3.log
   fail "c3cc -O2 prog.c failed (build-c3.log)"
   finish
@@ -142,6 +146,22 @@ if [[ $rc != 0 || ! -s expected ]]; then
 fi
 LIMIT=${MPI_RANDOM_TIMEOUT:-$((REF_MS / 50 > 30 ? REF_MS / 50 : 30))}
 
+if ((REFERENCE_ONLY)); then
+  NOTES+=("reference only: $((REFERENCE_ONLY + 1)) runs, first ${REF_MS} ms")
+  for ((j = 1; j <= REFERENCE_ONLY; ++j)); do
+    MPI_RANDOM_JITTER=$((SEED * 100 + j)) timeout -k 10 "$LIMIT" "$MPIEXEC" -n "$RANKS" ./ref > "jitter.$j" 2> "jitter.$j.err"
+    rc=$?
+    if [[ $rc != 0 ]]; then
+      fail "reference run $j (MPI_RANDOM_JITTER=$((SEED * 100 + j))) exited with $rc$([[ $rc == 124 ]] && echo ' (timed out: deadlock?)')"
+      head -5 "jitter.$j.err"
+    elif ! cmp -s expected "jitter.$j"; then
+      fail "reference run $j (MPI_RANDOM_JITTER=$((SEED * 100 + j))): stdout differs from the first run"
+      diff expected "jitter.$j" | head -5
+    fi
+  done
+  finish
+fi
+
 # --- 1. uninterrupted ---------------------------------------------------------------------------
 mkdir -p uninterrupted && cd uninterrupted || exit 2
 : > out
@@ -157,17 +177,11 @@ NOTES+=("reference ${REF_MS} ms, c3 ${C3_MS} ms, $CHECKPOINTS checkpoints")
 if ((CHECKPOINTS == 0)); then
   fail "the uninterrupted run committed no checkpoint (every rank has a forced one)"
 fi
-# Protocol statistics over all checkpoints (c3 info; ignored when it has none).
-if [[ -x $C3TOOL ]] && ((CHECKPOINTS > 0)); then
-  late=0 early=0
-  for ((k = 1; k <= CHECKPOINTS; ++k)); do
-    "$C3TOOL" info ckpt "$k" > "info.$k" 2>&1 || continue
-    while read -r l e; do
-      late=$((late + l)) early=$((early + e))
-    done < <(sed -n 's/.*late messages \([0-9]*\) .*early messages \([0-9]*\),.*/\1 \2/p' "info.$k")
-  done
-  NOTES+=("late $late, early $early")
-fi
+# Protocol figures of every rank's commit line: "c3: checkpoint N committed (SIZE, late
+# messages L (B bytes), early messages E, logged events K)".
+read -r late early logged < <(sed -n 's/^c3: checkpoint [0-9]* committed.*late messages \([0-9]*\) .*early messages \([0-9]*\), logged events \([0-9]*\).*/\1 \2 \3/p' err |
+  awk '{l += $1; e += $2; k += $3} END {print l + 0, e + 0, k + 0}')
+NOTES+=("late $late, early $early, logged $logged")
 cd "$WORK" || exit 2
 ((failures)) && finish
 
@@ -241,7 +255,7 @@ NOTES+=("fault $FAULT")
 expect_clean_stderr err.kill "killed run ($FAULT)"
 
 mpirun "restart after $FAULT" out err.restart C3_CKPT_DIR=ckpt C3_RESTART=latest
-if [[ $RC != 0 ]] && grep -qiE 'no (globally )?committed checkpoint' err.restart; then
+if [[ $RC != 0 ]] && grep -qiE 'no (globally )?committed checkpoint|no checkpoint .*committed by every rank' err.restart; then
   # nothing to continue from: what a user does is start over
   NOTES+=("no checkpoint committed before the kill")
   : > out
