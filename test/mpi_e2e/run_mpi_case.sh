@@ -21,7 +21,9 @@ set -u
 ACTION=${1:?action}
 WORK=${2:?work dir}
 shift 2
-WORK=$(cd "$(dirname "$WORK")" && pwd)/$(basename "$WORK")
+[ "$ACTION" = build ] && mkdir -p "$(dirname "$WORK")"
+WORK_PARENT=$(cd "$(dirname "$WORK")" && pwd) || exit 1
+WORK=$WORK_PARENT/$(basename "$WORK")
 # Only what a test sets itself applies.
 unset C3_RESTART C3_FAULT C3_INTERVAL C3_KEEP C3_VERBOSE C3_CKPT_DIR C3_OUTPUT
 # Seconds one mpiexec may take before it counts as hung.
@@ -272,8 +274,12 @@ uninterrupted)
     done
     grep -qE 'late messages [1-9]' info || fail "c3 info: no rank reports late messages"
     grep -qE 'early messages [1-9]' info || fail "c3 info: no rank reports early messages"
-    [ "$failures" = "$before" ] || { echo "--- c3 info ckpt:"; head -40 info; }
-    grep -E 'protocol:' info
+    if [ "$failures" = "$before" ]; then
+      grep -E 'protocol:' info
+    else
+      echo "--- c3 info ckpt:"
+      grep -vE '^    [A-Z]+ ' info | head -40
+    fi
   fi
   if [ "${C3_KEEP:-}" = 1 ]; then
     kept=$(find ckpt -maxdepth 1 -name 'ckpt.*' 2> /dev/null | wc -l)

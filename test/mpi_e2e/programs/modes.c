@@ -6,8 +6,9 @@
  *   MPI_Ssend (even ranks send first, odd ranks receive first),
  *   MPI_Bsend from a buffer given with MPI_Buffer_attach,
  *   MPI_Sendrecv,
- *   and reports to rank 0 of a length that varies, taken with MPI_Mprobe(MPI_ANY_SOURCE) or an
- *       MPI_Improbe loop, MPI_Get_count and MPI_Mrecv, printed in rank order.
+ *   and reports to rank 0 of a length that varies, taken with MPI_Probe(MPI_ANY_SOURCE) or an
+ *       MPI_Iprobe loop, MPI_Get_count and MPI_Recv from the probed source, printed in rank
+ *       order (matched probes are in matched.c).
  * Forced checkpoints are staggered by rank (step % PERIOD == 3 + rank).
  */
 #include <mpi.h>
@@ -101,14 +102,12 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < length; ++i) reports[0][i] = report[i];
     for (int received = 1; received < size; ++received) {
-      MPI_Message message;
       MPI_Status status;
       if (step % 2 == 0) {
-        MPI_Mprobe(MPI_ANY_SOURCE, TAG_REPORT, MPI_COMM_WORLD, &message, &status);
+        MPI_Probe(MPI_ANY_SOURCE, TAG_REPORT, MPI_COMM_WORLD, &status);
       } else {
         int found = 0;
-        while (!found)
-          MPI_Improbe(MPI_ANY_SOURCE, TAG_REPORT, MPI_COMM_WORLD, &found, &message, &status);
+        while (!found) MPI_Iprobe(MPI_ANY_SOURCE, TAG_REPORT, MPI_COMM_WORLD, &found, &status);
       }
       int count, from = status.MPI_SOURCE;
       MPI_Get_count(&status, MPI_LONG, &count);
@@ -116,7 +115,8 @@ int main(int argc, char **argv) {
         printf("step %d: report from %d with %d values\n", step, from, count);
         MPI_Abort(MPI_COMM_WORLD, 3);
       }
-      MPI_Mrecv(reports[from], count, MPI_LONG, &message, MPI_STATUS_IGNORE);
+      MPI_Recv(reports[from], count, MPI_LONG, from, TAG_REPORT, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
     }
     printf("step %2d:", step);
     for (int r = 0; r < size; ++r) {

@@ -12,8 +12,10 @@
  *               is waited for
  *   phase 0     the mail receive and send are waited for
  * So the token is a late message for its receiver whose synchronous send is pending across the
- * sender's checkpoint; the mail receive is pending across the receiver's checkpoint. Rank 0
- * prints one line per step with every rank's state, gathered by point-to-point messages.
+ * sender's checkpoint; the mail receive is pending across the receiver's checkpoint. A
+ * MPI_Sendrecv with the neighbours ends every step (messages completed before the receiver's
+ * checkpoint: early ones). Rank 0 prints one line per step with every rank's state, gathered by
+ * point-to-point messages.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -24,7 +26,8 @@
 #define WIDTH 6
 #define MODULUS 2147483647L
 
-enum { TAG_STEP = 21, TAG_MAIL = 22, TAG_TOKEN = 23, TAG_NEVER = 24, TAG_REPORT = 25 };
+enum { TAG_STEP = 21, TAG_MAIL = 22, TAG_TOKEN = 23, TAG_NEVER = 24, TAG_REPORT = 25,
+       TAG_CHECK = 26 };
 
 static long state[WIDTH];
 
@@ -113,6 +116,13 @@ int main(int argc, char **argv) {
       mail_total = (mail_total + mail_in) % MODULUS;
       state[WIDTH - 1] = (state[WIDTH - 1] + mail_in) % MODULUS;
     }
+
+    /* Completed right away, unlike the step's messages: what rank r sends here after its
+     * checkpoint reaches rank r + 1 before that one's (an early message). */
+    long check_out = fold(state, WIDTH), check_in;
+    MPI_Sendrecv(&check_out, 1, MPI_LONG, right, TAG_CHECK, &check_in, 1, MPI_LONG, left,
+                 TAG_CHECK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    state[1] = (state[1] + check_in) % MODULUS;
 
     long mine = fold(state, WIDTH);
     if (rank != 0) {

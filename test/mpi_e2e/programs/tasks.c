@@ -82,8 +82,10 @@ static void master(int workers) {
         ++next;
       }
     }
+    /* the same type signature as a task: the workers receive both with one MPI_Recv */
+    struct task end = {round, 0, 0};
     for (int w = 1; w <= workers; ++w)
-      MPI_Send(&round, 1, MPI_INT, w, TAG_END_ROUND, MPI_COMM_WORLD);
+      MPI_Send(&end, 3, MPI_LONG, w, TAG_END_ROUND, MPI_COMM_WORLD);
     for (int t = 0; t < tasks; ++t) state = (state ^ (unsigned long)results[t]) * 1099511628211UL;
     printf("round %2d: %d tasks, first %ld, last %ld, state %016lx\n", round, tasks, results[0],
            results[tasks - 1], state);
