@@ -11,11 +11,13 @@
  * with mpicc the pragma is ignored, which gives the same program without checkpoints.
  *
  * Rank 0 prints (stdout): "checksum X" over every rank's heap (must be equal for both builds),
- * "loop_seconds S" (exchanges and checkpoints, rank 0's clock), one "pragma RANK K SECONDS" line
- * per rank and checkpoint (the time that rank spent in the pragma: the stall the application
- * sees), and the "rss RANK KIB" lines of osu_common.h.
+ * "loop_seconds S" (exchanges and checkpoints, rank 0's clock), one "pragma RANK K SECONDS AT"
+ * line per rank and checkpoint (SECONDS: the time that rank spent in the pragma, the stall the
+ * application sees; AT: when it entered the pragma, CLOCK_REALTIME in seconds, to compare with
+ * the time c3's stderr lines arrive), and the "rss RANK KIB" lines of osu_common.h.
  */
 #include <stdint.h>
+#include <time.h>
 
 #include "osu_common.h"
 
@@ -39,6 +41,12 @@ static void exchange(int rank, int ranks, uint64_t *out, uint64_t *in, long word
   long limit = words < (long)BLOCK_WORDS ? words : (long)BLOCK_WORDS;
   for (long i = 0; i < limit; ++i) target[i] = target[i] * 3 + in[i];
   for (long i = 0; i < words; ++i) out[i] += in[i] ^ (uint64_t)i;
+}
+
+static double realtime_seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 }
 
 static uint64_t heap_sum(uint64_t **blocks, long count) {
@@ -69,8 +77,9 @@ int main(int argc, char **argv) {
   uint64_t **blocks = malloc(sizeof(uint64_t *) * (size_t)heap_mib);
   uint64_t *out = malloc(sizeof(uint64_t) * (size_t)words);
   uint64_t *in = malloc(sizeof(uint64_t) * (size_t)words);
-  double *pragma_seconds = malloc(sizeof(double) * (size_t)checkpoints);
-  if (blocks == NULL || out == NULL || in == NULL || pragma_seconds == NULL)
+  /* Per checkpoint: seconds in the pragma, then the realtime it was entered. */
+  double *pragma_times = malloc(sizeof(double) * 2 * (size_t)checkpoints);
+  if (blocks == NULL || out == NULL || in == NULL || pragma_times == NULL)
     osu_fail(kProgram, "out of memory");
   for (long b = 0; b < heap_mib; ++b) {
     blocks[b] = malloc(sizeof(uint64_t) * BLOCK_WORDS);
@@ -85,31 +94,35 @@ int main(int argc, char **argv) {
   for (long c = 0; c < checkpoints; ++c) {
     for (long e = 0; e < exchanges; ++e)
       exchange(rank, ranks, out, in, words, blocks[(c * exchanges + e) % heap_mib]);
+    pragma_times[2 * c + 1] = realtime_seconds();
     double before = MPI_Wtime();
 #pragma ccc_checkpoint force
-    pragma_seconds[c] = MPI_Wtime() - before;
+    pragma_times[2 * c] = MPI_Wtime() - before;
   }
   double loop_seconds = MPI_Wtime() - start;
 
   unsigned long long mine = heap_sum(blocks, heap_mib), total = 0;
   MPI_Reduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  double *all_pragma = rank == 0 ? malloc(sizeof(double) * (size_t)(checkpoints * ranks)) : NULL;
+  int per_rank = (int)(2 * checkpoints);
+  double *all_pragma = rank == 0 ? malloc(sizeof(double) * (size_t)per_rank * (size_t)ranks) : NULL;
   if (rank == 0 && all_pragma == NULL) osu_fail(kProgram, "out of memory");
-  MPI_Gather(pragma_seconds, (int)checkpoints, MPI_DOUBLE, all_pragma, (int)checkpoints,
-             MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Gather(pragma_times, per_rank, MPI_DOUBLE, all_pragma, per_rank, MPI_DOUBLE, 0,
+             MPI_COMM_WORLD);
   if (rank == 0) {
     printf("# ckpt_time: %d ranks, %ld MiB heap per rank, %ld checkpoints, %ld ring exchanges of "
            "%ld bytes before each\n", ranks, heap_mib, checkpoints, exchanges, exchange_bytes);
     printf("checksum %llu\n", total);
     printf("loop_seconds %.6f\n", loop_seconds);
     for (int r = 0; r < ranks; ++r)
-      for (long c = 0; c < checkpoints; ++c)
-        printf("pragma %d %ld %.6f\n", r, c + 1, all_pragma[(long)r * checkpoints + c]);
+      for (long c = 0; c < checkpoints; ++c) {
+        const double *times = all_pragma + (long)r * per_rank + 2 * c;
+        printf("pragma %d %ld %.6f %.6f\n", r, c + 1, times[0], times[1]);
+      }
     free(all_pragma);
   }
   for (long b = 0; b < heap_mib; ++b) free(blocks[b]);
   free(blocks);
-  free(pragma_seconds);
+  free(pragma_times);
   free(in);
   free(out);
   osu_report_peak_rss();
