@@ -131,7 +131,11 @@ Entry::Entry() : outermost_(g_rt.depth++ == 0) {
       !g_rt.finalized)
     progress();
 }
-Entry::~Entry() { --g_rt.depth; }
+Entry::~Entry() {
+  // Only here: a hook may still hold a reference into the replay log.
+  if (outermost_ && g_state.mode == Mode::Restore) maybe_end_restore();
+  --g_rt.depth;
+}
 
 void fatal(const std::string &message) {
   std::fprintf(stderr, "c3: error: %s\n", message.c_str());

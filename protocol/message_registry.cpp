@@ -86,7 +86,6 @@ bool suppress_was_early(int world_dest, MPI_Comm comm, int tag) {
   auto it = st.was_early.find(Signature{world_dest, comm, tag});
   if (it == st.was_early.end()) return false;
   if (--it->second == 0) st.was_early.erase(it);
-  maybe_end_restore();
   return true;
 }
 
@@ -102,7 +101,6 @@ bool take_late_message(MPI_Comm comm, int source, int tag, LateMessage &out) {
     if (matches(*it, comm, source, tag)) {
       out = std::move(*it);
       pool.erase(it);
-      maybe_end_restore();
       return true;
     }
   return false;

@@ -95,6 +95,7 @@ class MpiCoordinator final : public Coordinator {
     }
     size_t k = 1;
     std::string damaged;
+    uint64_t damaged_number = 0;
     for (auto it = entries.rbegin(); it != entries.rend() && k <= kMaxCandidates; ++it) {
       try {
         CheckpointReader state_file(dir.rank_file(it->number, rank()));
@@ -102,7 +103,8 @@ class MpiCoordinator final : public Coordinator {
         CheckpointReader log_file(files::log_path(dir, it->number, rt().rank));
         mine[k++] = it->number;
       } catch (const CorruptCheckpoint &e) {
-        if (damaged.empty()) damaged = e.what();
+        if (damaged.empty()) damaged_number = it->number;
+        if (damaged.empty()) damaged = "checkpoint " + std::to_string(it->number) + " is damaged (" + e.what() + ")";
       } catch (const Error &) {
         // Not written or not committed by this rank.
       }
@@ -128,8 +130,9 @@ class MpiCoordinator final : public Coordinator {
         common = both;
       }
     }
-    if (!damaged.empty() && rt().rank == 0 && !common.empty())
-      std::fprintf(stderr, "c3: warning: %s; using an older checkpoint\n", damaged.c_str());
+    if (!damaged.empty() && !common.empty() && damaged_number > *common.rbegin())
+      std::fprintf(stderr, "c3: warning: %s; falling back to checkpoint %lu\n", damaged.c_str(),
+                   static_cast<unsigned long>(*common.rbegin()));
     std::vector<uint64_t> out(common.rbegin(), common.rend());
     if (cfg.restart == RestartMode::Number) {
       if (!common.count(cfg.restart_number))
@@ -139,7 +142,7 @@ class MpiCoordinator final : public Coordinator {
     }
     if (out.empty() && cfg.restart != RestartMode::Auto)
       fatal("no checkpoint in " + dir.root() + " is committed by every rank" +
-            (damaged.empty() ? std::string() : " (" + damaged + ")"));
+            (damaged.empty() ? std::string() : "; " + damaged));
     return out;
   }
 
@@ -169,11 +172,19 @@ class MpiCoordinator final : public Coordinator {
   uint64_t held_output_shown(const CheckpointDir &dir, uint64_t, uint64_t held) override {
     uint64_t released = files::released_output(dir, rt().rank);
     uint64_t before = state().output_released_at_snapshot;
+    // Shown beyond this checkpoint (it was damaged and an older one is used): the replayed run
+    // prints those bytes again, and they are dropped.
+    if (released > state().output_at_snapshot)
+      output::discard_next(released - state().output_at_snapshot);
     return released > before ? std::min(held, released - before) : 0;
   }
 
   void replay_finished() override {
     Entry entry;
+    // All output up to the checkpoint is shown now (again where needed).
+    CheckpointDir dir(config().ckpt_dir);
+    if (files::released_output(dir, rt().rank) < state().output_at_snapshot)
+      files::record_released_output(dir, rt().rank, state().output_at_snapshot);
     rt().app_initialized = true;
     if (state().bsend_user_buffer) attach_bsend_buffer(state().bsend_user_size);
     repost_after_restart();

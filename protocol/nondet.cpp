@@ -20,9 +20,7 @@ const Outcome &replayed(uint64_t call) {
   if (i == outcomes.size() || outcomes[i].call > call)
     fatal("restart diverged: no logged outcome for non-deterministic call " +
           std::to_string(call));
-  const Outcome &o = outcomes[i];
-  if (call + 1 == st.replay.calls_logged_until) maybe_end_restore();
-  return o;
+  return outcomes[i];  // Restore ends when the hook is done with it (~Entry)
 }
 
 void log_outcome(uint64_t call, int flag, const std::vector<int> &indices, int source, int tag,

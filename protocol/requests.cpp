@@ -162,7 +162,6 @@ int start_recv(Request &r) {
     }
     if (st.replay.cancelled.count(r.posting)) {
       r.replay_cancel = true;  // nothing matched it in the logged run: post nothing
-      maybe_end_restore();
       return MPI_SUCCESS;
     }
     LateMessage m;
@@ -178,10 +177,8 @@ int start_recv(Request &r) {
                   size_t(std::min(bytes, capacity)));
       std::memcpy(r.status.words, &s, sizeof s);
       r.done = true;
-      maybe_end_restore();
       return MPI_SUCCESS;
     }
-    maybe_end_restore();
   }
   piggyback::Wire w = piggyback::prepare_recv(r, reinterpret_cast<void *>(r.buf), r.count, r.type);
   return PMPI_Irecv(const_cast<void *>(w.buf), w.count, w.type, r.effective_source,

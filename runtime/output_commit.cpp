@@ -19,9 +19,13 @@ int g_real = 1;       // the real stdout
 int g_memory = -1;    // the memory file that is fd 1 while capturing
 bool g_broken = false;  // the real stdout refused writes (closed pipe): drop output from then on
 uint64_t g_released = 0;  // bytes released over the lineage (not touched by signal handlers)
+volatile uint64_t g_discard = 0;  // output to drop: an earlier run of this lineage showed it
 
 // Writes [at, end) of the memory file to the real stdout. Async-signal-safe.
 void copy_out(off_t at, off_t end) {
+  uint64_t drop = g_discard < uint64_t(end - at) ? g_discard : uint64_t(end - at);
+  at += off_t(drop);
+  g_discard = g_discard - drop;
   char buf[1 << 16];
   while (at < end && !g_broken) {
     ssize_t n = pread(g_memory, buf, sizeof buf < size_t(end - at) ? sizeof buf : size_t(end - at), at);
@@ -132,6 +136,7 @@ void release_prefix(uint64_t bytes) {
 }
 
 uint64_t released_bytes() { return g_released; }
+void discard_next(uint64_t bytes) { g_discard = bytes; }
 void set_released_bytes(uint64_t bytes) { g_released = bytes; }
 
 std::string held_back() {

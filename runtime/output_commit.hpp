@@ -28,6 +28,9 @@ void release_prefix(uint64_t bytes);
 // Bytes released to the real stdout over the lineage of runs (set_released_bytes at restart).
 uint64_t released_bytes();
 void set_released_bytes(uint64_t bytes);
+// The next `bytes` bytes to be released were shown by an earlier run of this lineage (a restart
+// fell back to an older checkpoint): they are dropped instead of shown again.
+void discard_next(uint64_t bytes);
 
 // The held-back bytes themselves (after fflush(stdout)); a checkpoint stores them, so output
 // of a run killed between its commit and the release is not lost.
