@@ -1,11 +1,21 @@
 // MPI_Mprobe/MPI_Improbe and the receives of the messages they match. A matched message is
 // MPICH's until received, so no checkpoint is taken while one is outstanding (refusal()).
+#include <algorithm>
+#include <cstring>
+#include <map>
+
 #include "core.hpp"
 #include "mpi_hooks.hpp"
 #include "piggyback.hpp"
 
 namespace c3::mpi {
 namespace {
+
+// Messages from the checkpoint's log matched by a probe during Restore, by c3 message handle
+// (object type REQUEST, bit 25 set: never an MPICH handle, never a c3 request handle).
+constexpr uint32_t kLoggedMessage = (0xbu << 26) | (1u << 25);
+std::map<MPI_Message, LateMessage> g_logged_messages;
+uint32_t g_next_logged = 1;
 
 int matching_probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag,
                    MPI_Message *message, MPI_Status *status) {
@@ -29,9 +39,15 @@ int matching_probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag,
     tag = o.tag;
     blocking = true;
   }
-  if (peek_late_message(comm, source, tag))
-    fatal("MPI_Mprobe/MPI_Improbe matching a message logged at the checkpoint is not supported "
-          "yet; use MPI_Probe + MPI_Recv");
+  LateMessage logged;
+  if (take_late_message(comm, source, tag, logged)) {
+    make_status(st, logged.source, logged.tag, int64_t(logged.payload.size()));
+    *message = MPI_Message(kLoggedMessage | (g_next_logged++ & ((1u << 25) - 1)));
+    g_logged_messages[*message] = std::move(logged);
+    if (flag) *flag = 1;
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    return MPI_SUCCESS;
+  }
   if (blocking) {
     PMPI_Mprobe(source, tag, comm, message, &st);
     found = 1;
@@ -64,15 +80,50 @@ int on_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *messa
   return matching_probe(source, tag, comm, false, flag, message, status);
 }
 
+namespace {
+
+// A message from the log: copied out at once, as MPI would have delivered it.
+bool receive_logged(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                    MPI_Status &st) {
+  auto it = g_logged_messages.find(*message);
+  if (it == g_logged_messages.end()) return false;
+  const LateMessage &m = it->second;
+  int size = 0;
+  PMPI_Type_size(datatype, &size);
+  int64_t capacity = int64_t(count) * size, bytes = int64_t(m.payload.size());
+  make_status(st, m.source, m.tag, std::min(bytes, capacity));
+  if (bytes > capacity) st.MPI_ERROR = MPI_ERR_TRUNCATE;
+  std::memcpy(buf, m.payload.data(), size_t(std::min(bytes, capacity)));
+  g_logged_messages.erase(it);
+  *message = MPI_MESSAGE_NULL;
+  return true;
+}
+
+}  // namespace
+
 int on_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
              MPI_Status *status) noexcept {
   Entry entry;
+  MPI_Status st;
+  if (receive_logged(buf, count, datatype, message, st)) {
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    return st.MPI_ERROR;
+  }
   return receive_matched(buf, count, datatype, message, nullptr, status);
 }
 
 int on_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
               MPI_Request *request) noexcept {
   Entry entry;
+  MPI_Status st;
+  if (receive_logged(buf, count, datatype, message, st)) {
+    Request *r = nullptr;
+    *request = new_request(Request::Kind::Recv, &r);
+    r->active = true;
+    r->done = true;
+    std::memcpy(r->status.words, &st, sizeof st);
+    return MPI_SUCCESS;
+  }
   return receive_matched(buf, count, datatype, message, request, MPI_STATUS_IGNORE);
 }
 
