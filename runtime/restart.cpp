@@ -217,8 +217,8 @@ bool prepare(const Config &cfg) {
   const uint64_t held = img.held_output.size();
   uint64_t shown = 0;
   const stdio_trim::StreamPosition now = stdio_trim::position_of(1);
-  const bool same_file = img.stdio.out.regular && now.regular && now.dev == img.stdio.out.dev &&
-                         now.ino == img.stdio.out.ino;
+  const bool same_file = stdio_trim::stdout_cuttable(img.stdio) && now.regular &&
+                         now.dev == img.stdio.out.dev && now.ino == img.stdio.out.ino;
   if (same_file && img.stdio.out.offset >= held)
     img.stdio.out.offset -= held;
   else

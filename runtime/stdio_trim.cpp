@@ -93,18 +93,18 @@ std::string apply_to_input(int fd, const StreamPosition &saved) {
   return "";
 }
 
+bool stdout_cuttable(const Record &saved) {
+  return saved.out.regular &&
+         !(saved.err.regular && saved.out.dev == saved.err.dev && saved.out.ino == saved.err.ino);
+}
+
 void apply(const Record &saved) {
-  // When both fds are one file, cut it once, to the longer recorded length, so neither stream
-  // loses output it had at the checkpoint.
-  Record r = saved;
-  if (r.out.regular && r.err.regular && r.out.dev == r.err.dev && r.out.ino == r.err.ino) {
-    uint64_t longer = std::max(r.out.offset, r.err.offset);
-    r.out.offset = r.err.offset = longer;
-  }
-  std::string e1 = apply_to_fd(output::real_stdout_fd(), r.out);
-  std::string e2 = apply_to_fd(2, r.err);
-  for (const std::string &e : {e1, e2})
+  // stderr is never cut: it is not held back, and a log it shares (`> log 2>&1`, a batch job's
+  // log) holds other programs' lines and c3's own messages since the checkpoint.
+  if (stdout_cuttable(saved)) {
+    std::string e = apply_to_fd(output::real_stdout_fd(), saved.out);
     if (!e.empty()) std::fprintf(stderr, "c3: warning: %s; output may be repeated\n", e.c_str());
+  }
   std::string e0 = apply_to_input(0, saved.in);
   if (!e0.empty()) std::fprintf(stderr, "c3: warning: %s\n", e0.c_str());
 }
