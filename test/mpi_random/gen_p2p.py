@@ -58,6 +58,41 @@ KINDS = {
 }
 KIND_WEIGHTS = {"seq": 26, "nb": 34, "ring": 16, "farm": 12, "gather": 12}
 
+# Features --avoid can leave out (to narrow down a failure).
+FEATURES = {
+    "bsend": "MPI_Bsend, MPI_Ibsend (and the attached buffer)",
+    "rsend": "MPI_Rsend, MPI_Irsend",
+    "ssend": "MPI_Ssend, MPI_Issend",
+    "probe": "every probe: MPI_Probe, MPI_Iprobe, MPI_Mprobe, MPI_Improbe",
+    "mprobe": "MPI_Mprobe, MPI_Improbe, MPI_Mrecv",
+    "persistent": "MPI_Send_init, MPI_Recv_init, MPI_Start(all), MPI_Request_free",
+    "cancel": "MPI_Cancel of receives nothing matches",
+    "polling": "MPI_Test* and MPI_Iprobe/MPI_Improbe polling loops",
+    "anysource": "MPI_ANY_SOURCE (also leaves out the farm and gather kinds)",
+    "anytag": "MPI_ANY_TAG (also leaves out the farm and gather kinds)",
+}
+
+
+def features_of(option):
+    """The --avoid features an option of a random choice uses."""
+    o = option.lower()
+    found = set()
+    if "bsend" in o:
+        found.add("bsend")
+    if o in ("rsend", "irsend"):
+        found.add("rsend")
+    if o in ("ssend", "issend"):
+        found.add("ssend")
+    if "probe" in o:
+        found.add("probe")
+    if o in ("mprobe", "improbe"):
+        found.add("mprobe")
+    if o == "persistent":
+        found.add("persistent")
+    if o.startswith("test") or o in ("iprobe", "improbe", "irecv-test"):
+        found.add("polling")
+    return found
+
 
 def ctype(t):
     return TYPES[t][0]
@@ -150,6 +185,17 @@ class Step:
         self.expect[dst].append(m)
         return m
 
+    def pick(self, options):
+        """rng.choice among the options that use no avoided feature (the same choice as
+        without --avoid when nothing is avoided)."""
+        allowed = [o for o in options if not features_of(o) & self.prog.avoid]
+        if not allowed:
+            raise SystemExit(f"gen_p2p.py: --avoid leaves no choice among {', '.join(options)}")
+        return self.rng.choice(allowed)
+
+    def avoids(self, feature):
+        return feature in self.prog.avoid
+
     def other(self, r):
         return self.rng.choice([q for q in range(self.n) if q != r])
 
@@ -184,7 +230,7 @@ class Step:
 
     def send_mode(self, m, allow=("Send", "Ssend", "Bsend", "Isend", "Issend", "Ibsend")):
         modes = [x for x in allow if self.bsend_ok(m) or "bsend" not in x.lower()]
-        return self.rng.choice(modes)
+        return self.pick(modes)
 
     # --- receives of one known message ----------------------------------------------------
 
@@ -199,7 +245,7 @@ class Step:
         c(f"recv_one({ctype(ty)}, {count}, {src}, {tag}, RECV_{how}, {self.poll_flag()});")
 
     def receive_one(self, c, m, src, tag):
-        how = self.rng.choice(["Recv", "Recv", "Irecv-Wait", "Irecv-Test", "Probe", "Mprobe",
+        how = self.pick(["Recv", "Recv", "Irecv-Wait", "Irecv-Test", "Probe", "Mprobe",
                                "Iprobe", "Improbe"])
         if how in ("Probe", "Mprobe", "Iprobe", "Improbe"):
             self.probe_receive(c, src, tag, how)
@@ -211,9 +257,9 @@ class Step:
         """Specific source and tag, or one wildcard where it is safe: MPI_ANY_SOURCE since the
         tag is m's alone, MPI_ANY_TAG when m is the next message from its source."""
         r = self.rng.random()
-        if r < 0.25:
+        if r < 0.25 and not self.avoids("anysource"):
             return "MPI_ANY_SOURCE", str(m.tag)
-        if r < 0.45 and any_tag_ok:
+        if 0.25 <= r < 0.45 and any_tag_ok and not self.avoids("anytag"):
             return str(m.src), "MPI_ANY_TAG"
         return str(m.src), str(m.tag)
 
@@ -222,7 +268,7 @@ class Step:
     def complete(self, c, count):
         """Completes requests req[0..count) whose slots sl[] say what each one is."""
         self.prog.max_requests = max(self.prog.max_requests, count)
-        how = self.rng.choice(["Waitall", "Wait", "Waitany", "Waitsome", "Testall", "Testany",
+        how = self.pick(["Waitall", "Wait", "Waitany", "Waitsome", "Testall", "Testany",
                                "Testsome", "Test"])
         if how == "Wait":  # one by one, in a random order
             order = list(range(count))
@@ -253,7 +299,7 @@ class Step:
         for r in range(self.n):
             table = f"expect_{self.index}_{r}" if self.expect[r] else "NULL"
             out.append(f"  case {r}: {{")
-            cancel = self.rng.random() < 0.15
+            cancel = self.rng.random() < 0.15 and not self.avoids("cancel")
             if cancel:
                 src = self.rng.choice(["MPI_ANY_SOURCE", str(self.other(r))])
                 out.append("    MPI_Request never;")
@@ -290,7 +336,8 @@ class SeqStep(Step):
             if self.next_tag > MAX_MESSAGE_TAGS - n:
                 break
             choice = self.rng.choices(["p2p", "group", "shift", "rsend"],
-                                      [50, 15 if n >= 3 else 0, 20, 15])[0]
+                                      [50, 15 if n >= 3 and not self.avoids("anysource") else 0,
+                                       20, 0 if self.avoids("rsend") else 15])[0]
             getattr(self, "element_" + choice)()
             names.append(choice)
         self.summary = f"seq ({' '.join(names)})"
@@ -316,7 +363,7 @@ class SeqStep(Step):
         senders = self.rng.sample([r for r in range(self.n) if r != dst],
                                   self.rng.randint(2, self.n - 1))
         tag = self.new_tag()
-        how = self.rng.choice(["Recv", "Irecv", "Probe", "Mprobe", "Iprobe", "Improbe"])
+        how = self.pick(["Recv", "Irecv", "Probe", "Mprobe", "Iprobe", "Improbe"])
         common = self.random_type()
         msgs = [self.message(s, dst, tag=tag, ty=common if how in ("Recv", "Irecv") else None)
                 for s in senders]
@@ -418,7 +465,8 @@ class NbStep(Step):
         for _ in range(count):
             src, dst = rng.sample(range(n), 2)
             plan.append([self.message(src, dst), None, None])
-        if n >= 3 and rng.random() < 0.4:  # a group sharing a tag, received with ANY_SOURCE
+        if n >= 3 and rng.random() < 0.4 and not self.avoids("anysource"):
+            # a group sharing a tag, received with ANY_SOURCE
             dst = rng.randrange(n)
             senders = rng.sample([r for r in range(n) if r != dst], rng.randint(2, n - 1))
             tag = self.new_tag()
@@ -433,7 +481,7 @@ class NbStep(Step):
             if entry[1]:
                 continue
             sole = sum(1 for e in plan if e[0].src == m.src and e[0].dst == m.dst) == 1
-            entry[1] = rng.choice(["irecv", "irecv", "persistent", "probe"])
+            entry[1] = self.pick(["irecv", "irecv", "persistent", "probe"])
             entry.append(self.source_and_tag(m, any_tag_ok=sole))
         # Send modes.
         for entry in plan:
@@ -544,7 +592,7 @@ class NbStep(Step):
         rng.shuffle(probed)
         for e in probed:
             m, form = e[0], e[1]
-            how = rng.choice(["Probe", "Mprobe", "Iprobe", "Improbe"])
+            how = self.pick(["Probe", "Mprobe", "Iprobe", "Improbe"])
             if form == "group-probe":
                 self.probe_receive(c, "MPI_ANY_SOURCE", m.tag, how)
             else:
@@ -576,9 +624,9 @@ class RingStep(Step):
         n, rng = self.n, self.rng
         d = rng.randint(1, n - 1)
         rounds = rng.randint(1, 4)
-        how = rng.choice(["Sendrecv", "Sendrecv_replace", "Isend", "persistent"])
+        how = self.pick(["Sendrecv", "Sendrecv_replace", "Isend", "persistent"])
         ty, count = self.random_type(), self.random_count()
-        any_source = rng.random() < 0.3
+        any_source = rng.random() < 0.3 and not self.avoids("anysource")
         self.summary = f"ring (shift {d}, {rounds} rounds, {how}{', ANY_SOURCE' if any_source else ''})"
         if how == "persistent":
             tag = self.new_tag()
@@ -673,9 +721,9 @@ class FarmStep(Step):
         master = rng.randrange(n)
         tasks = rng.randint(n - 1, 5 * (n - 1))
         sizes = [rng.choice([0, rng.randint(1, 50), rng.randint(50, 4000)]) for _ in range(tasks)]
-        recv_how = rng.choice(["Recv", "Iprobe", "Probe", "Mprobe", "Irecv-Wait", "Irecv-Test"])
-        worker_how = rng.choice(["Probe", "Recv"])
-        request_mode = rng.choice(["Send", "Ssend", "Isend"])
+        recv_how = self.pick(["Recv", "Iprobe", "Probe", "Mprobe", "Irecv-Wait", "Irecv-Test"])
+        worker_how = self.pick(["Probe", "Recv"])
+        request_mode = self.pick(["Send", "Ssend", "Isend"])
         self.summary = f"farm (master {master}, {tasks} tasks, master {recv_how}, workers {worker_how})"
         req_tag, task_tag, stop_tag = (self.special_tag(x) for x in (FARM_REQUEST, FARM_TASK, FARM_STOP))
         self.prog.farm_sizes.append((self.index, sizes))
@@ -781,7 +829,7 @@ class GatherStep(Step):
     def build(self):
         n, rng = self.n, self.rng
         master = rng.randrange(n)
-        how = rng.choice(["Probe", "Iprobe", "Mprobe", "Improbe", "Recv", "Irecv"])
+        how = self.pick(["Probe", "Iprobe", "Mprobe", "Improbe", "Recv", "Irecv"])
         common = self.random_type()
         msgs = []
         for w in range(n):
@@ -840,10 +888,15 @@ STEP_CLASSES = {"seq": SeqStep, "nb": NbStep, "ring": RingStep, "farm": FarmStep
 
 
 class Program:
-    def __init__(self, seed, ranks, steps=None, kinds=None):
+    def __init__(self, seed, ranks, steps=None, kinds=None, avoid=()):
         self.seed, self.ranks = seed, ranks
         self.rng = random.Random(seed * 1000003 + ranks)
+        self.avoid = set(avoid)
         self.kinds = kinds or list(KINDS)
+        if self.avoid & {"anysource", "anytag"}:
+            self.kinds = [k for k in self.kinds if k not in ("farm", "gather")]
+            if not self.kinds:
+                raise SystemExit("gen_p2p.py: --avoid leaves no step kind")
         self.steps_count = steps or self.rng.randint(10, 24)
         self.bsend_bytes = [0] * ranks
         self.bsend_messages = [0] * ranks
@@ -896,7 +949,8 @@ class Program:
         out = []
         w = out.append
         w(f"/* Generated by test/mpi_random/gen_p2p.py --seed {self.seed} --ranks {self.ranks}"
-          f"{'' if set(self.kinds) == set(KINDS) else ' --kinds ' + ','.join(self.kinds)}: "
+          f"{'' if set(self.kinds) == set(KINDS) else ' --kinds ' + ','.join(self.kinds)}"
+          f"{' --avoid ' + ','.join(sorted(self.avoid)) if self.avoid else ''}: "
           f"a deadlock-free MPI point-to-point program whose output does not depend on the order")
         w("   in which messages match. Steps:")
         for s in self.steps:
@@ -1483,6 +1537,8 @@ def main(argv):
     parser.add_argument("--ranks", type=int, required=True, choices=[2, 3, 4])
     parser.add_argument("--steps", type=int, help=f"number of steps (default: 10..24, at most {MAX_STEPS})")
     parser.add_argument("--kinds", help="comma-separated subset of: " + ", ".join(KINDS))
+    parser.add_argument("--avoid", help="comma-separated features to leave out: " +
+                        "; ".join(f"{k} ({v})" for k, v in FEATURES.items()))
     parser.add_argument("-o", "--output", help="C file to write (default: stdout)")
     parser.add_argument("--describe", action="store_true",
                         help="print the program's metadata (JSON) instead of the program")
@@ -1493,9 +1549,13 @@ def main(argv):
         unknown = [k for k in kinds if k not in KINDS]
         if unknown or not kinds:
             parser.error(f"unknown kind(s) {', '.join(unknown)}; choose from {', '.join(KINDS)}")
+    avoid = [a.strip() for a in (args.avoid or "").split(",") if a.strip()]
+    unknown = [a for a in avoid if a not in FEATURES]
+    if unknown:
+        parser.error(f"unknown feature(s) {', '.join(unknown)}; choose from {', '.join(FEATURES)}")
     if args.steps is not None and not 1 <= args.steps <= MAX_STEPS:
         parser.error(f"--steps must be 1..{MAX_STEPS}")
-    program = Program(args.seed, args.ranks, args.steps, kinds)
+    program = Program(args.seed, args.ranks, args.steps, kinds, avoid)
     text = json.dumps(program.meta()) + "\n" if args.describe else program.emit()
     if args.output:
         with open(args.output, "w") as f:

@@ -17,6 +17,7 @@
 # Environment:
 #   MPI_RANDOM_FAULT=<C3_FAULT value> | kill:<rank>:<ms> | none   use this kill instead
 #   MPI_RANDOM_KINDS=seq,nb,...     passed to gen_p2p.py --kinds
+#   MPI_RANDOM_AVOID=bsend,...      passed to gen_p2p.py --avoid (features to leave out)
 #   MPI_RANDOM_TIMEOUT=<s>          limit for each mpiexec (default: 30 s or 20x the reference)
 #   MPI_RANDOM_KEEP=1               keep the work dir on success too (always kept on failure)
 #   MPI_RANDOM_REFERENCE_ONLY=<n>   no c3 at all: run the mpicc build n more times with
@@ -60,7 +61,7 @@ verdict() { # verdict PASS|FAIL|SKIP <exit status>
   echo "$text" > result
   if [[ $1 != PASS ]]; then
     echo "work dir kept: $WORK"
-    echo "reproduce: ${FAULT:+MPI_RANDOM_FAULT='$FAULT' }${MPI_RANDOM_KINDS:+ MPI_RANDOM_KINDS=$MPI_RANDOM_KINDS}" \
+    echo "reproduce: ${FAULT:+MPI_RANDOM_FAULT='$FAULT' }${MPI_RANDOM_KINDS:+MPI_RANDOM_KINDS=$MPI_RANDOM_KINDS }${MPI_RANDOM_AVOID:+MPI_RANDOM_AVOID=$MPI_RANDOM_AVOID }" \
       "$HERE/run_seed.sh $SEED $RANKS $WORK $BIN"
   elif [[ ${MPI_RANDOM_KEEP:-0} != 1 ]]; then
     # success: keep the program and the logs, drop executables and checkpoints
@@ -111,6 +112,9 @@ mpirun() {
   fi
 }
 
+show_errors() { # show_errors <stderr file>: what went wrong, without c3's progress lines
+  grep -vE '^c3: (checkpoint [0-9]+ committed|restarting from)|^trace: ' "$1" | head -6 | sed 's/^/    /'
+}
 expect_same() { # expect_same <actual> <what>
   if ! cmp -s "$1" "$WORK/expected"; then
     fail "$2: stdout differs from the reference (< reference, > c3; $1)"
@@ -126,7 +130,7 @@ expect_clean_stderr() { # expect_clean_stderr <file> <what>
 
 # --- program and builds ------------------------------------------------------------------------
 python3 "$HERE/gen_p2p.py" --seed "$SEED" --ranks "$RANKS" ${MPI_RANDOM_KINDS:+--kinds "$MPI_RANDOM_KINDS"} \
-  -o prog.c || { echo "run_seed.sh: gen_p2p.py failed" >&2; exit 2; }
+  ${MPI_RANDOM_AVOID:+--avoid "$MPI_RANDOM_AVOID"} -o prog.c || { echo "run_seed.sh: gen_p2p.py failed" >&2; exit 2; }
 STEPS=$(sed -n 's/^ *@meta .*"steps": \([0-9]*\).*/\1/p' prog.c)
 "$MPICC" -O2 -o ref prog.c > build-ref.log 2>&1 || { cat build-ref.log; fail "mpicc -O2 prog.c failed"; finish; }
 if ((REFERENCE_ONLY == 0)) && ! "$C3CC" -O2 -o c3 prog.c > build-c3.log 2>&1; then
@@ -168,7 +172,7 @@ mkdir -p uninterrupted && cd uninterrupted || exit 2
 start=$(now_ms)
 mpirun "uninterrupted run" out err C3_CKPT_DIR=ckpt C3_KEEP=1000
 C3_MS=$(($(now_ms) - start))
-[[ $RC == 0 ]] || fail "uninterrupted run exited with $RC"
+[[ $RC == 0 ]] || { fail "uninterrupted run exited with $RC:"; show_errors err; }
 expect_same out "uninterrupted run"
 expect_clean_stderr err "uninterrupted run"
 CHECKPOINTS=$(sed -n 's/^c3: checkpoint \([0-9]*\) committed.*/\1/p' err | sort -n | tail -1)
@@ -260,14 +264,14 @@ if [[ $RC != 0 ]] && grep -qiE 'no (globally )?committed checkpoint|no checkpoin
   NOTES+=("no checkpoint committed before the kill")
   : > out
   mpirun "fresh run after $FAULT" out err.fresh C3_CKPT_DIR=ckpt.fresh
-  [[ $RC == 0 ]] || fail "fresh run after $FAULT exited with $RC"
+  [[ $RC == 0 ]] || { fail "fresh run after $FAULT exited with $RC:"; show_errors err.fresh; }
   expect_same out "fresh run after $FAULT"
   ((failures)) && finish
   verdict SKIP 77
 fi
 if [[ $RC != 0 ]]; then
-  fail "restart after $FAULT exited with $RC"
-  grep -v '^c3: checkpoint' err.restart | head -8
+  fail "restart after $FAULT exited with $RC:"
+  show_errors err.restart
 fi
 restarted=$(sed -n 's/^c3: restarting from checkpoint \([0-9]*\).*/\1/p' err.restart | sort -u | tr '\n' ' ')
 [[ -n $restarted ]] || fail "restart after $FAULT: no 'c3: restarting from checkpoint' line"
