@@ -194,6 +194,15 @@ void CheckpointDir::mark_committed(uint64_t number, uint32_t nranks) const {
   fsync_path(root_);  // makes the ckpt.N entry itself durable
 }
 
+namespace {
+// rank.R.log: an MPI rank's protocol log in a checkpoint folder.
+bool is_rank_log_name(const char *name) {
+  unsigned rank = 0;
+  int end = 0;
+  return std::sscanf(name, "rank.%u.log%n", &rank, &end) == 1 && name[end] == '\0';
+}
+}  // namespace
+
 std::vector<CheckpointEntry> CheckpointDir::list() const {
   std::vector<CheckpointEntry> entries;
   std::unique_ptr<DIR, int (*)(DIR *)> root_dir(::opendir(root_.c_str()), ::closedir);
@@ -217,10 +226,12 @@ std::vector<CheckpointEntry> CheckpointDir::list() const {
     }
     // An unreadable folder is listed with what could be seen (nothing), not treated as fatal.
     std::unique_ptr<DIR, int (*)(DIR *)> folder(::opendir(entry.path.c_str()), ::closedir);
+    size_t logs = 0;
     while (folder) {
       const dirent *file = ::readdir(folder.get());
       if (file == nullptr) break;
       uint32_t rank = 0;
+      if (is_rank_log_name(file->d_name)) ++logs;
       if (!parse_rank_file_name(file->d_name, &rank)) continue;
       struct stat fst {};
       const std::string file_path = entry.path + "/" + file->d_name;
@@ -229,6 +240,12 @@ std::vector<CheckpointEntry> CheckpointDir::list() const {
       entry.bytes += uint64_t(fst.st_size);
     }
     std::sort(entry.ranks.begin(), entry.ranks.end());
+    // MPI: a rank writes its log (its commit) only after every rank's file is durable, so a log
+    // per rank file means every rank committed, before the marker is written.
+    if (!entry.committed && logs > 0 && logs == entry.ranks.size()) {
+      entry.committed = true;
+      entry.nranks_expected = uint32_t(logs);
+    }
     entries.push_back(std::move(entry));
   }
   std::sort(entries.begin(), entries.end(),
