@@ -81,6 +81,7 @@ void requests_restored();
 // MPI_Mrecv / MPI_Imrecv (request != nullptr) of a message matched by a probe.
 int receive_matched(void *buf, int count, MPI_Datatype type, MPI_Message *message,
                     MPI_Request *request, MPI_Status *status);
+// Completes orphaned requests that are done; `block`: waits for the sends among them.
 void complete_orphans(bool block);
 void make_status(MPI_Status &st, int source, int tag, int64_t bytes);
 

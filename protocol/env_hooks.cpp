@@ -88,6 +88,7 @@ int on_Buffer_detach(void *buffer_addr, int *size) noexcept {
   Entry entry;
   ProtocolState &st = state();
   if (!st.bsend_user_buffer) return PMPI_Buffer_detach(buffer_addr, size);
+  complete_orphans(true);  // c3's own buffered sends finish first, as MPI's would
   void *ours = nullptr;
   int our_size = 0;
   int rc = PMPI_Buffer_detach(&ours, &our_size);  // waits for pending buffered sends

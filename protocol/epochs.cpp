@@ -127,9 +127,11 @@ const char *mode_name(Mode mode) {
 }
 
 Entry::Entry() : outermost_(g_rt.depth++ == 0) {
-  if (outermost_ && g_state.mode != Mode::Run && g_state.mode != Mode::Restore && g_rt.initialized &&
-      !g_rt.finalized)
+  if (!outermost_ || !g_rt.initialized || g_rt.finalized) return;
+  if (g_state.mode == Mode::NonDetLog || g_state.mode == Mode::RecvOnlyLog)
     progress();
+  else if (g_rt.has_orphans)
+    complete_orphans(false);
 }
 Entry::~Entry() {
   // Only here: a hook may still hold a reference into the replay log.

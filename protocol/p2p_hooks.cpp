@@ -44,7 +44,7 @@ MPI_Request make_recv(void *buf, int count, MPI_Datatype type, int source, int t
 int blocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                   SendMode mode) {
   Entry entry;
-  if (state().mode != Mode::Restore && dest != MPI_PROC_NULL) {
+  if (state().mode != Mode::Restore && dest != MPI_PROC_NULL && mode != SendMode::Buffered) {
     // Nothing to suppress: straight to MPI, without an entry in the request table.
     Request r;
     count_sent(world_rank_of(comm, dest));

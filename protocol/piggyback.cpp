@@ -162,10 +162,13 @@ bool read_header(int32_t header, int &colour, bool &logging) {
   return true;
 }
 
-Wire prepare_send(Request &r, const void *buf, int count, MPI_Datatype type, int32_t header) {
+bool contiguous(MPI_Datatype type) { return type_info(type).contiguous; }
+
+Wire prepare_send(Request &r, const void *buf, int count, MPI_Datatype type, int32_t header,
+                  bool copy) {
   TypeInfo info = type_info(type);
   int64_t bytes = int64_t(count) * info.size;
-  if (info.contiguous && bytes <= kBounceLimit) {
+  if (info.contiguous && (bytes <= kBounceLimit || copy)) {
     r.bounce.resize(size_t(kHeaderBytes + bytes));
     std::memcpy(&r.bounce[0], &header, kHeaderBytes);
     if (bytes) std::memcpy(&r.bounce[kHeaderBytes], buf, size_t(bytes));

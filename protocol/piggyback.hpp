@@ -25,7 +25,11 @@ struct Wire {
 };
 
 // Sets up `r` (bounce buffer or wire type) and returns what to hand to PMPI for the send.
-Wire prepare_send(Request &r, const void *buf, int count, MPI_Datatype type, int32_t header);
+// `copy`: always through a bounce buffer (buffered sends) when the type is contiguous.
+Wire prepare_send(Request &r, const void *buf, int count, MPI_Datatype type, int32_t header,
+                  bool copy = false);
+// Whether `type` is a plain run of bytes (size == extent, lb == 0).
+bool contiguous(MPI_Datatype type);
 // Same for a receive into (buf, count, type).
 Wire prepare_recv(Request &r, void *buf, int count, MPI_Datatype type);
 // After the receive completed with `st`: copies a bounced payload out, returns the header, and

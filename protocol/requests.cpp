@@ -128,6 +128,25 @@ int start_send(Request &r) {
     r.done = true;
     return MPI_SUCCESS;
   }
+  if (r.send_mode == SendMode::Buffered && piggyback::contiguous(r.type)) {
+    // c3 buffers it: the payload is copied now and sent by an inner request that completes in
+    // the background; the program's request is complete at once, as MPI_Bsend's is.
+    Request *inner = nullptr;
+    MPI_Request ih = new_request(Request::Kind::Send, &inner);
+    *inner = r;
+    inner->kind = Request::Kind::Send;
+    inner->persistent = false;
+    inner->send_mode = SendMode::Standard;
+    piggyback::Wire w = piggyback::prepare_send(*inner, reinterpret_cast<const void *>(r.buf),
+                                                r.count, r.type, outgoing_header(), true);
+    int rc = PMPI_Isend(w.buf, w.count, w.type, r.peer, r.tag, comm, &inner->real);
+    orphan_request(ih);
+    MPI_Status st;
+    make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+    std::memcpy(r.status.words, &st, sizeof st);
+    r.done = true;
+    return rc;
+  }
   piggyback::Wire w = piggyback::prepare_send(r, reinterpret_cast<const void *>(r.buf), r.count,
                                               r.type, outgoing_header());
   switch (r.send_mode) {
@@ -213,11 +232,13 @@ void deliver(MPI_Request &handle, MPI_Status *status) {
 }
 
 void complete_orphans(bool block) {
+  rt().has_orphans = !g_orphans.empty();
   if (g_orphans.empty()) return;
   auto &table = state().requests;
   for (size_t i = 0; i < g_orphans.size();) {
     Request &r = table[g_orphans[i]];
-    if (block) wait_request(r);
+    // Sends finish (their receivers take them); a freed receive nobody sends to never would.
+    if (block && r.kind == Request::Kind::Send) wait_request(r);
     if (test_request(r) || !r.active) {
       piggyback::release(r);
       r = Request{};
@@ -227,6 +248,7 @@ void complete_orphans(bool block) {
       ++i;
     }
   }
+  rt().has_orphans = !g_orphans.empty();
 }
 
 void orphan_request(MPI_Request &handle) {
@@ -234,6 +256,7 @@ void orphan_request(MPI_Request &handle) {
   Request &r = request_of(handle);
   r.persistent = false;
   g_orphans.push_back(index - 1);
+  rt().has_orphans = true;
   handle = MPI_REQUEST_NULL;
 }
 
