@@ -1,5 +1,7 @@
 #include "piggyback.hpp"
 
+#include "mpich_status.hpp"
+
 #include <cstring>
 #include <map>
 #include <memory>
@@ -197,17 +199,16 @@ Wire prepare_recv(Request &r, void *buf, int count, MPI_Datatype type) {
 }
 
 bool finish_recv(Request &r, MPI_Status &st, int32_t &header) {
-  MPI_Count received = 0;
-  PMPI_Get_elements_x(&st, MPI_BYTE, &received);
-  if (received == MPI_UNDEFINED || received < kHeaderBytes) return false;
-  MPI_Count payload = received - kHeaderBytes;
+  int64_t received = status_bytes(st);
+  if (received < kHeaderBytes) return false;
+  int64_t payload = received - kHeaderBytes;
   if (!r.bounce.empty()) {
     std::memcpy(&header, r.bounce.data(), kHeaderBytes);
     if (payload) std::memcpy(reinterpret_cast<void *>(r.buf), &r.bounce[kHeaderBytes], size_t(payload));
   } else {
     header = absolute_header(r);
   }
-  PMPI_Status_set_elements_x(&st, MPI_BYTE, payload);
+  set_status_bytes(st, payload);
   return true;
 }
 
@@ -234,10 +235,8 @@ void free_cached_types() {
 }
 
 void fix_probe_status(MPI_Status &st) {
-  MPI_Count received = 0;
-  PMPI_Get_elements_x(&st, MPI_BYTE, &received);
-  if (received != MPI_UNDEFINED && received >= kHeaderBytes)
-    PMPI_Status_set_elements_x(&st, MPI_BYTE, received - kHeaderBytes);
+  int64_t received = status_bytes(st);
+  if (received >= kHeaderBytes) set_status_bytes(st, received - kHeaderBytes);
 }
 
 }  // namespace c3::mpi::piggyback

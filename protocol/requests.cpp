@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core.hpp"
+#include "mpich_status.hpp"
 #include "piggyback.hpp"
 
 namespace c3::mpi {
@@ -19,25 +20,20 @@ std::vector<size_t> g_orphans;  // freed by the program while still active
 void complete_real_request(Request &r, MPI_Status &st) {
   r.real = MPI_REQUEST_NULL;
   if (r.kind == Request::Kind::Recv) {
-    int cancelled = 0;
-    PMPI_Test_cancelled(&st, &cancelled);
-    if (cancelled) {
+    if (status_cancelled(st)) {
       if (state().mode == Mode::NonDetLog) state().log.cancelled[r.posting] = 1;
     } else if (st.MPI_SOURCE != MPI_PROC_NULL) {
       int32_t header = 0;
       if (!piggyback::finish_recv(r, st, header))
         fatal("a message from rank " + std::to_string(st.MPI_SOURCE) +
               " carries no c3 header: build every rank with c3cc");
-      MPI_Count bytes = 0;
-      PMPI_Get_elements_x(&st, MPI_BYTE, &bytes);
+      int64_t bytes = status_bytes(st);
       bool wildcard = r.peer == MPI_ANY_SOURCE || r.tag == MPI_ANY_TAG;
       message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, header,
                        reinterpret_cast<const void *>(r.buf), int64_t(bytes), wildcard, r.posting);
     }
   } else {
-    int cancelled = 0;
-    PMPI_Test_cancelled(&st, &cancelled);
-    if (cancelled && r.peer != MPI_PROC_NULL) --state().sent[size_t(world_rank_of(r.comm, r.peer))];
+    if (status_cancelled(st) && r.peer != MPI_PROC_NULL) --state().sent[size_t(world_rank_of(r.comm, r.peer))];
   }
   piggyback::release(r);
   std::memcpy(r.status.words, &st, sizeof st);
@@ -53,8 +49,7 @@ void make_status(MPI_Status &st, int source, int tag, int64_t bytes) {
   st.MPI_SOURCE = source;
   st.MPI_TAG = tag;
   st.MPI_ERROR = MPI_SUCCESS;
-  PMPI_Status_set_elements_x(&st, MPI_BYTE, bytes);
-  PMPI_Status_set_cancelled(&st, 0);
+  set_status_bytes(st, bytes);
 }
 
 bool is_c3_request(MPI_Request handle) {
