@@ -10,7 +10,7 @@
 #   run_mpi_case.sh <action> <work> [params] [--env VAR=value]...
 #       actions (each described where it is handled below):
 #       uninterrupted <min checkpoints> [messages] | fault <C3_FAULT> | twice <fault> <fault> |
-#       kill [seed] | wrong-ranks <fault> | damaged <checkpoint> <rank> |
+#       kill [seed] | wrong-ranks <fault> | damaged <checkpoint> <rank> [c3|log] |
 #       finalize-mid-checkpoint
 #
 # Every mpiexec runs under `timeout`: a run that does not finish is reported as a hang. Every
@@ -401,15 +401,16 @@ wrong-ranks)
   ;;
 
 damaged)
-  # damaged <checkpoint K> <rank R>: killed after checkpoint K committed everywhere, then one
-  # byte flipped in the middle of rank R's file of checkpoint K. The restart must either fall
-  # back to checkpoint K-1 and print the right output, or refuse clearly (non-zero exit and a
-  # c3 error message, nothing printed) - never print wrong output.
-  k=${1:?checkpoint} r=${2:?rank}
+  # damaged <checkpoint K> <rank R> [c3|log]: killed after checkpoint K committed everywhere,
+  # then one byte flipped in the middle of rank R's state file (c3, the default) or protocol log
+  # (log) of checkpoint K. The restart must either fall back to checkpoint K-1 and print the
+  # right output, or refuse clearly (non-zero exit and a c3 error message, nothing printed) -
+  # never print wrong output.
+  k=${1:?checkpoint} r=${2:?rank} kind=${3:-c3}
   : > out
   if kill_run "after-commit:$k@0" out err.kill; then
     dir=ckpt/ckpt.$(printf %06d "$k")
-    file=$dir/rank.$r.c3
+    file=$dir/rank.$r.$kind
     [ -f "$file" ] || { ls -l "$dir"; die "no $file"; }
     size=$(stat -c %s "$file")
     byte=$(od -An -tu1 -j $((size / 2)) -N1 "$file" | tr -d ' ')
@@ -422,7 +423,7 @@ damaged)
     rc=$?
     if [ "$rc" = 0 ]; then
       cat out.restart >> out
-      expect_same out "$EXPECTED" "restart with checkpoint $k damaged on rank $r"
+      expect_same out "$EXPECTED" "restart with checkpoint $k damaged on rank $r ($file)"
       from=$(restarted_from err.restart)
       [ "$from" = $((k - 1)) ] || fail "restarted from checkpoint '$from', expected $((k - 1)) (the one before the damaged one)"
       expect_grep "^c3: warning: .*checkpoint $k" err.restart "a warning about checkpoint $k"
