@@ -272,6 +272,7 @@ void setup_after_init(bool restarting) {
   PMPI_Comm_dup(MPI_COMM_WORLD, &g_rt.control);
   g_rt.initialized = true;
   g_rt.restarted = restarting;
+  checkpoint::poll_sites(true);
   fault::set_rank(g_rt.rank);
   ProtocolState &st = g_state;
   const size_t n = size_t(g_rt.size);

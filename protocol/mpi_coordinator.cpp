@@ -1,6 +1,8 @@
 // The MPI job's Coordinator (runtime/coordinator.hpp): when a rank checkpoints, what its state
 // file holds of the protocol, and which checkpoint a restart uses. Installed before main, so a
 // restart can start MPI before it reads any file.
+#include <time.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -29,6 +31,15 @@ class MpiCoordinator final : public Coordinator {
   bool wants_checkpoint(bool forced, bool due) override {
     Runtime &r = rt();
     if (!r.initialized || r.finalized) return forced || due;  // refusal() says why not
+    // An unforced site that is not due looks for other ranks' checkpoints at most every
+    // millisecond: a vDSO clock read per visit, one probe per millisecond.
+    if (!forced && !due && state().mode == Mode::Run) {
+      struct timespec ts;
+      clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+      uint64_t now = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+      if (now < next_site_poll_ns_) return false;
+      next_site_poll_ns_ = now + 1000000;
+    }
     Entry entry;
     progress();
     ProtocolState &st = state();
@@ -192,6 +203,8 @@ class MpiCoordinator final : public Coordinator {
   }
 
  private:
+  uint64_t next_site_poll_ns_ = 0;
+
   // Early messages a rank received before its checkpoint: their senders must not send them
   // again. Each rank tells each sender which (comm, tag) channels and how many.
   void exchange_early_registries() {

@@ -32,6 +32,7 @@ uint64_t g_interval_ns = 0;           // 0: unforced sites never checkpoint
 uint64_t g_next_due_ns = UINT64_MAX;  // CLOCK_MONOTONIC_COARSE time of the next due checkpoint
 int g_count_sites = 0;                // a site:K fault is armed
 int g_requested = 0;                  // the coordinator asks for a checkpoint at the next site
+int g_poll_sites = 0;                 // the coordinator wants to see every site (MPI)
 
 uint64_t now_ns(clockid_t clock) {
   struct timespec ts;
@@ -172,6 +173,7 @@ void end_replay(const char *where) {
 }  // namespace
 
 void request() { g_requested = 1; }
+void poll_sites(bool on) { g_poll_sites = on; }
 
 void init(const Config &cfg) {
   g_interval_ns = cfg.interval_ns;
@@ -288,7 +290,7 @@ __attribute__((noinline)) void site_slow_path(int force, const char *where) {
 extern "C" void __c3_checkpoint_site(int force, const char *where) {
   // Unforced, nothing to replay, no fault counting, no C3_INTERVAL: a leaf of a few loads. With an
   // interval, one vDSO clock read decides (the slow path re-reads it).
-  if (__builtin_expect(!(force | __c3_restoring | g_count_sites | g_requested), 1) &&
+  if (__builtin_expect(!(force | __c3_restoring | g_count_sites | g_requested | g_poll_sites), 1) &&
       !g_interval_ns)
     return;
   site_slow_path(force, where);

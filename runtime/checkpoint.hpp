@@ -17,6 +17,9 @@ void init(const Config &config);
 // The coordinator asks for a checkpoint at the next pragma site, forced or not (another rank
 // has started one).
 void request();
+// Every site, forced or not, asks the coordinator (an MPI job must notice that another rank
+// started a checkpoint even at unforced sites).
+void poll_sites(bool on);
 
 // Takes checkpoint now (whatever the timer says) at `where`. Never throws: failures are reported
 // on stderr and the program keeps running. Returns true if a checkpoint was committed.
