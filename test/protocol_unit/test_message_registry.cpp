@@ -1,0 +1,153 @@
+// Classifying received messages by the sender's colour (intra-epoch, early, late) and logging
+// wildcard matches, called directly as complete_real_request does; the restart's late-message
+// pool and was-early suppression.
+#include <catch2/catch.hpp>
+
+#include "core.hpp"
+#include "piggyback.hpp"
+#include "unit_support.hpp"
+
+using namespace c3::mpi;
+using c3::mpi::test::StateGuard;
+namespace pb = c3::mpi::piggyback;
+
+namespace {
+
+// This rank in epoch 5 (colour 1), in `mode`, waiting for peers' Checkpoint-Initiated so a
+// late message cannot advance the mode (that would commit a log in the working directory).
+void in_epoch_five(Mode mode) {
+  ProtocolState &st = state();
+  st.epoch = 5;
+  st.mode = mode;
+  for (auto &r : st.received) std::fill(r.begin(), r.end(), 0);
+  std::fill(st.initiated.begin(), st.initiated.end(), 0);
+  st.early.clear();
+  st.log = CheckpointLog{};
+}
+
+const std::string kPayload("\x01\0\x02\0late", 8);
+
+void receive(uint64_t sender_epoch, bool sender_logging, bool wildcard, uint64_t posting,
+             int tag = 4) {
+  message_received(MPI_COMM_WORLD, 0, tag, pb::make_header(sender_epoch, sender_logging),
+                   kPayload.data(), int64_t(kPayload.size()), wildcard, posting);
+}
+
+}  // namespace
+
+TEST_CASE("message registry: intra-epoch, early and late messages", "[registry]") {
+  StateGuard guard;
+  ProtocolState &st = state();
+  in_epoch_five(Mode::NonDetLog);
+
+  receive(5, true, false, 1);  // same colour: intra-epoch
+  CHECK(st.received[1][0] == 1);
+  CHECK(st.early.empty());
+  CHECK(st.log.late.empty());
+
+  receive(6, true, false, 2, 9);  // the sender is one checkpoint ahead: early
+  receive(10, false, false, 3, 9);
+  CHECK(st.received[2][0] == 2);
+  CHECK(st.early.size() == 1);
+  CHECK(st.early[Signature{0, MPI_COMM_WORLD, 9}] == 2);
+  CHECK(st.log.late.empty());
+
+  receive(4, false, false, 4, 12);  // sent before the sender's checkpoint: late, logged
+  CHECK(st.received[0][0] == 1);
+  REQUIRE(st.log.late.size() == 1);
+  CHECK(st.log.late[0].payload == kPayload);
+  CHECK(st.log.late[0].source == 0);
+  CHECK(st.log.late[0].tag == 12);
+  CHECK(st.log.late[0].comm == MPI_COMM_WORLD);
+  CHECK(st.log.late_bytes == kPayload.size());
+  CHECK(st.log.resolutions.empty());  // none of these was a wildcard receive
+  CHECK(st.mode == Mode::NonDetLog);
+}
+
+TEST_CASE("message registry: which wildcard matches are logged", "[registry]") {
+  StateGuard guard;
+  ProtocolState &st = state();
+  SECTION("Run: none") {
+    in_epoch_five(Mode::Run);
+    receive(5, false, true, 10);
+    receive(5, true, true, 11);
+    CHECK(st.log.resolutions.empty());
+  }
+  SECTION("NonDet-Log: all") {
+    in_epoch_five(Mode::NonDetLog);
+    receive(5, false, true, 10, 3);
+    receive(6, false, true, 11, 4);
+    receive(5, true, false, 12);  // not a wildcard
+    REQUIRE(st.log.resolutions.size() == 2);
+    CHECK(st.log.resolutions[10].source == 0);
+    CHECK(st.log.resolutions[10].tag == 3);
+    CHECK(st.log.resolutions[11].tag == 4);
+  }
+  SECTION("RecvOnly-Log: late messages and senders that still log") {
+    in_epoch_five(Mode::RecvOnlyLog);
+    receive(5, false, true, 20);  // intra-epoch from a sender done logging: deterministic again
+    receive(5, true, true, 21);
+    receive(4, false, true, 22);
+    receive(6, false, true, 23);
+    CHECK(st.log.resolutions.count(20) == 0);
+    CHECK(st.log.resolutions.count(21) == 1);
+    CHECK(st.log.resolutions.count(22) == 1);
+    CHECK(st.log.resolutions.count(23) == 0);
+    CHECK(st.log.late.size() == 1);
+  }
+}
+
+TEST_CASE("message registry: impossible messages end the process", "[registry]") {
+  struct Case {
+    const char *scenario, *message;
+  };
+  for (Case c : {Case{"receive-two-epochs-away", "is two epochs away"},
+                 Case{"receive-late-in-run", "a message of the previous epoch arrived in mode Run"},
+                 Case{"receive-foreign-header", "carries no c3 header"}}) {
+    INFO(c.scenario);
+    c3::mpi::test::ChildResult r = c3::mpi::test::run_child(c.scenario);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.message));
+  }
+}
+
+TEST_CASE("message registry: the restart's late messages and suppressed sends", "[registry]") {
+  StateGuard guard;
+  ProtocolState &st = state();
+  st.mode = Mode::Restore;
+  st.replay = CheckpointLog{};
+  st.next_call = 1;
+  st.pool.clear();
+  st.was_early.clear();
+  LateMessage a, b, c;
+  a.comm = MPI_COMM_WORLD, a.source = 1, a.tag = 5, a.payload = "a";
+  b.comm = MPI_COMM_WORLD, b.source = 2, b.tag = 5, b.payload = "b";
+  c.comm = MPI_COMM_SELF, c.source = 0, c.tag = 6, c.payload = "c";
+  st.pool = {a, b, c};
+  st.was_early[Signature{1, MPI_COMM_WORLD, 8}] = 2;
+
+  CHECK(peek_late_message(MPI_COMM_WORLD, 3, 5) == nullptr);
+  CHECK(peek_late_message(MPI_COMM_SELF, 0, 5) == nullptr);
+  const LateMessage *any = peek_late_message(MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG);
+  REQUIRE(any != nullptr);
+  CHECK(any->payload == "a");  // logged order
+  LateMessage out;
+  CHECK(take_late_message(MPI_COMM_WORLD, 2, MPI_ANY_TAG, out));
+  CHECK(out.payload == "b");
+  CHECK_FALSE(take_late_message(MPI_COMM_WORLD, 2, 5, out));
+  CHECK(take_late_message(MPI_COMM_WORLD, MPI_ANY_SOURCE, 5, out));
+  CHECK(out.payload == "a");
+  CHECK(take_late_message(MPI_COMM_SELF, MPI_ANY_SOURCE, 6, out));
+  CHECK(st.pool.empty());
+  CHECK(st.mode == Mode::Restore);  // sends still to suppress
+
+  CHECK_FALSE(suppress_was_early(1, MPI_COMM_WORLD, 9));
+  CHECK_FALSE(suppress_was_early(0, MPI_COMM_WORLD, 8));
+  CHECK(suppress_was_early(1, MPI_COMM_WORLD, 8));
+  CHECK(st.mode == Mode::Restore);
+  CHECK(suppress_was_early(1, MPI_COMM_WORLD, 8));
+  CHECK_FALSE(suppress_was_early(1, MPI_COMM_WORLD, 8));
+  CHECK(st.mode == Mode::Restore);  // the restore ends between hooks, not in here
+  maybe_end_restore();
+  CHECK(st.mode == Mode::Run);  // nothing left to restore
+}

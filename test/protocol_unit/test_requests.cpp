@@ -1,0 +1,238 @@
+// The request table: c3 handles, slot reuse, and a whole send/receive to self through
+// start_send/start_recv/wait_request/deliver (the path MPI_Isend/MPI_Irecv/MPI_Wait take).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <set>
+
+#include "core.hpp"
+#include "unit_support.hpp"
+
+using namespace c3::mpi;
+using c3::mpi::test::StateGuard;
+
+namespace {
+
+// A guard that also starts from an empty table.
+struct EmptyTable : StateGuard {
+  EmptyTable() {
+    state().requests.clear();
+    requests_restored();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("requests: c3 handles are recognised, MPICH's are not", "[requests]") {
+  EmptyTable guard;
+  Request *r = nullptr;
+  MPI_Request h1 = new_request(Request::Kind::Send, &r);
+  MPI_Request h2 = new_request(Request::Kind::Recv, &r);
+  CHECK(is_c3_request(h1));
+  CHECK(is_c3_request(h2));
+  CHECK(h1 != h2);
+  CHECK(h1 != MPI_REQUEST_NULL);
+  CHECK(uint32_t(MPI_REQUEST_NULL) == 0x2c000000u);
+  CHECK_FALSE(is_c3_request(MPI_REQUEST_NULL));
+  // MPICH request handles: builtin, direct and indirect kinds of the request object type.
+  for (uint32_t real : {0x6c000000u, 0x6c000001u, 0xac000000u, 0xac000001u, 0xac0003ffu,
+                        0xec000000u, 0xec012345u}) {
+    INFO("handle " << std::hex << real);
+    CHECK_FALSE(is_c3_request(MPI_Request(int(real))));
+  }
+  // Other object types and garbage.
+  for (uint32_t other : {0u, 1u, 0x44000000u, 0x4c000405u, 0x24000001u, 0x30000001u,
+                         0x2e000001u, 0xffffffffu}) {
+    INFO("handle " << std::hex << other);
+    CHECK_FALSE(is_c3_request(MPI_Request(int(other))));
+  }
+  // Real requests from MPICH.
+  int in = 0, out = 5;
+  MPI_Request real_recv, real_send;
+  PMPI_Irecv(&in, 1, MPI_INT, 0, 99, MPI_COMM_SELF, &real_recv);
+  CHECK_FALSE(is_c3_request(real_recv));
+  PMPI_Isend(&out, 1, MPI_INT, 0, 99, MPI_COMM_SELF, &real_send);
+  CHECK_FALSE(is_c3_request(real_send));
+  PMPI_Wait(&real_send, MPI_STATUS_IGNORE);
+  PMPI_Wait(&real_recv, MPI_STATUS_IGNORE);
+  free_request(h1);
+  free_request(h2);
+}
+
+TEST_CASE("requests: handles name their entries, freed slots are reused", "[requests]") {
+  EmptyTable guard;
+  Request *a = nullptr, *b = nullptr, *c = nullptr;
+  MPI_Request ha = new_request(Request::Kind::Send, &a);
+  MPI_Request hb = new_request(Request::Kind::Recv, &b);
+  MPI_Request hc = new_request(Request::Kind::Send, &c);
+  CHECK(&request_of(ha) == a);
+  CHECK(&request_of(hb) == b);
+  CHECK(&request_of(hc) == c);
+  CHECK(a->kind == Request::Kind::Send);
+  CHECK(b->kind == Request::Kind::Recv);
+  CHECK(state().requests.size() == 3);
+
+  b->tag = 17;
+  b->active = true;
+  MPI_Request freed = hb;
+  free_request(hb);
+  CHECK(hb == MPI_REQUEST_NULL);
+  CHECK(state().requests[1].kind == Request::Kind::Free);
+
+  Request *d = nullptr;
+  MPI_Request hd = new_request(Request::Kind::Send, &d);
+  CHECK(hd == freed);  // the lowest free slot
+  CHECK(d == b);
+  CHECK(d->tag == 0);  // a fresh entry, nothing left of the old one
+  CHECK_FALSE(d->active);
+  CHECK(d->kind == Request::Kind::Send);
+  CHECK(state().requests.size() == 3);
+
+  // Entries stay where they are while the table grows (the program's requests point there).
+  std::set<MPI_Request> handles = {ha, hc, hd};
+  std::vector<MPI_Request> more;
+  for (int i = 0; i < 1000; ++i) {
+    Request *e = nullptr;
+    more.push_back(new_request(Request::Kind::Recv, &e));
+    CHECK(handles.insert(more.back()).second);
+  }
+  CHECK(&request_of(ha) == a);
+  CHECK(&request_of(hd) == d);
+  for (MPI_Request h : more) REQUIRE(is_c3_request(h));
+  for (MPI_Request &h : more) free_request(h);
+  free_request(ha);
+  free_request(hc);
+  free_request(hd);
+  const size_t table_size = state().requests.size();
+  Request *f = nullptr;
+  MPI_Request hf = new_request(Request::Kind::Recv, &f);
+  CHECK(handles.count(hf) == 1);  // all free: an old slot again
+  CHECK(state().requests.size() == table_size);
+  free_request(hf);
+}
+
+TEST_CASE("requests: a restored table reuses its free slots lowest first", "[requests]") {
+  EmptyTable guard;
+  // As a restart leaves it: entries 2 and 4 free.
+  auto &table = state().requests;
+  table.resize(5);
+  for (size_t i : {0u, 2u, 4u}) table[i].kind = Request::Kind::Send;
+  table[1].kind = Request::Kind::Free;
+  table[3].kind = Request::Kind::Free;
+  requests_restored();
+  Request *r = nullptr;
+  MPI_Request h1 = new_request(Request::Kind::Recv, &r);
+  CHECK(r == &table[1]);
+  MPI_Request h2 = new_request(Request::Kind::Recv, &r);
+  CHECK(r == &table[3]);
+  MPI_Request h3 = new_request(Request::Kind::Recv, &r);
+  CHECK(r == &table[5]);  // then the table grows
+  CHECK(table.size() == 6);
+  CHECK(&request_of(h1) == &table[1]);
+  CHECK(&request_of(h2) == &table[3]);
+  CHECK(&request_of(h3) == &table[5]);
+}
+
+TEST_CASE("requests: a stale or foreign handle ends the process", "[requests]") {
+  for (const char *scenario : {"request-of-freed", "request-of-never-created", "request-of-foreign",
+                               "free-freed"}) {
+    INFO(scenario);
+    c3::mpi::test::ChildResult r = c3::mpi::test::run_child(scenario);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("c3: error: invalid MPI_Request"));
+    CHECK_THAT(r.err, !Catch::Contains("survived"));
+  }
+}
+
+TEST_CASE("requests: a send and a receive to self through the request table", "[requests]") {
+  EmptyTable guard;
+  ProtocolState &st = state();
+  st.mode = Mode::Run;
+  const int me = c3::mpi::test::world_rank();
+  const uint64_t sent_before = st.sent[size_t(me)];
+  const uint64_t received_before = st.received[st.epoch & 3][size_t(me)];
+  const uint64_t posting = st.next_posting;
+
+  for (int n : {3, 9000}) {  // bounced and absolute wire types
+    INFO(n << " doubles");
+    const size_t elems = size_t(n);
+    std::vector<double> out(elems), in(elems + 1, -1.0);
+    for (int i = 0; i < n; ++i) out[size_t(i)] = i * 1.5;
+    Request *rr = nullptr, *sr = nullptr;
+    MPI_Request hr = new_request(Request::Kind::Recv, &rr);
+    rr->buf = reinterpret_cast<uintptr_t>(in.data());
+    rr->count = n + 1;
+    rr->type = MPI_DOUBLE;
+    rr->peer = MPI_ANY_SOURCE;
+    rr->tag = 21;
+    rr->comm = MPI_COMM_SELF;
+    REQUIRE(start_recv(*rr) == MPI_SUCCESS);
+    MPI_Request hs = new_request(Request::Kind::Send, &sr);
+    sr->buf = reinterpret_cast<uintptr_t>(out.data());
+    sr->count = n;
+    sr->type = MPI_DOUBLE;
+    sr->peer = 0;
+    sr->tag = 21;
+    sr->comm = MPI_COMM_SELF;
+    REQUIRE(start_send(*sr) == MPI_SUCCESS);
+    wait_request(request_of(hs));
+    wait_request(request_of(hr));
+    CHECK(request_of(hr).done);
+    CHECK(request_of(hr).real == MPI_REQUEST_NULL);
+    CHECK(request_of(hr).wire == MPI_DATATYPE_NULL);  // released at completion
+    MPI_Status status;
+    deliver(hr, &status);
+    deliver(hs, MPI_STATUS_IGNORE);
+    CHECK(hr == MPI_REQUEST_NULL);  // not persistent: freed
+    CHECK(hs == MPI_REQUEST_NULL);
+    CHECK(status.MPI_SOURCE == 0);
+    CHECK(status.MPI_TAG == 21);
+    int count = -1;
+    PMPI_Get_count(&status, MPI_DOUBLE, &count);
+    CHECK(count == n);
+    CHECK(std::memcmp(in.data(), out.data(), size_t(n) * sizeof(double)) == 0);
+    CHECK(in.back() == -1.0);
+  }
+  CHECK(st.sent[size_t(me)] == sent_before + 2);
+  CHECK(st.received[st.epoch & 3][size_t(me)] == received_before + 2);
+  CHECK(st.next_posting == posting + 2);
+  CHECK(st.log.resolutions.empty());  // Run mode logs no wildcard matches
+}
+
+TEST_CASE("requests: MPI_PROC_NULL peers complete at once", "[requests]") {
+  EmptyTable guard;
+  Request *r = nullptr;
+  MPI_Request h = new_request(Request::Kind::Recv, &r);
+  r->peer = MPI_PROC_NULL;
+  r->comm = MPI_COMM_WORLD;
+  r->type = MPI_INT;
+  r->count = 4;
+  REQUIRE(start_recv(*r) == MPI_SUCCESS);
+  CHECK(test_request(*r));
+  MPI_Status status;
+  deliver(h, &status);
+  CHECK(status.MPI_SOURCE == MPI_PROC_NULL);
+  CHECK(status.MPI_TAG == MPI_ANY_TAG);
+  int count = -1;
+  PMPI_Get_count(&status, MPI_INT, &count);
+  CHECK(count == 0);
+}
+
+TEST_CASE("requests: persistent requests survive delivery", "[requests]") {
+  EmptyTable guard;
+  Request *r = nullptr;
+  MPI_Request h = new_request(Request::Kind::Send, &r);
+  r->persistent = true;
+  r->peer = MPI_PROC_NULL;
+  r->comm = MPI_COMM_WORLD;
+  for (int round = 0; round < 3; ++round) {
+    REQUIRE(start_send(*r) == MPI_SUCCESS);
+    CHECK(r->active);
+    CHECK(test_request(*r));
+    MPI_Request copy = h;
+    deliver(copy, MPI_STATUS_IGNORE);
+    CHECK(copy == h);
+    CHECK_FALSE(r->active);
+  }
+  free_request(h);
+}

@@ -1,0 +1,162 @@
+// Tests between two ranks (skipped when the job has one): piggybacked messages across processes,
+// and a late message (sent in the sender's previous epoch) logged with its payload.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <vector>
+
+#include "core.hpp"
+#include "piggyback.hpp"
+#include "unit_support.hpp"
+
+using namespace c3::mpi;
+namespace pb = c3::mpi::piggyback;
+using c3::mpi::test::StateGuard;
+using c3::mpi::test::world_rank;
+using c3::mpi::test::world_size;
+
+namespace {
+
+constexpr int kTagBase = 700;
+
+bool have_two_ranks() {
+  if (world_size() >= 2) return true;
+  WARN("needs two ranks (mpiexec -n 2): skipped");
+  return false;
+}
+
+struct Shape {
+  MPI_Datatype type;
+  int count;
+  size_t elem;
+};
+
+void fill(std::vector<unsigned char> &buf, int seed) {
+  for (size_t i = 0; i < buf.size(); ++i) buf[i] = (i * 13 + size_t(seed)) % 5 == 0 ? 0 : (i * 7 + size_t(seed)) & 0xff;
+}
+
+}  // namespace
+
+TEST_CASE("setup: MPI_Init went through c3's wrapper", "[setup]") {
+  const Runtime &r = rt();
+  CHECK(r.initialized);
+  CHECK(r.app_initialized);
+  CHECK_FALSE(r.finalized);
+  CHECK(r.rank == world_rank());
+  CHECK(r.size == world_size());
+  CHECK(r.control != MPI_COMM_NULL);
+  CHECK(state().sent.size() == size_t(world_size()));
+  for (const auto &received : state().received) CHECK(received.size() == size_t(world_size()));
+  CHECK(state().mode == Mode::Run);
+}
+
+TEST_CASE("two ranks: piggybacked messages between processes", "[two_ranks][piggyback]") {
+  if (!have_two_ranks()) return;
+  const int me = world_rank();
+  if (me > 1) return;
+  const std::vector<Shape> shapes = {
+      {MPI_INT, 10, 4},         {MPI_INT, 4096, 4},      {MPI_INT, 100000, 4},
+      {MPI_DOUBLE, 1, 8},       {MPI_DOUBLE, 2049, 8},   {MPI_CHAR, 1 << 20, 1},
+      {MPI_CHAR, 0, 1},         {MPI_DOUBLE, 0, 8},
+  };
+  // Rank 0 sends every shape to rank 1, then rank 1 sends them back.
+  for (int direction = 0; direction < 2; ++direction) {
+    const bool sending = me == direction;
+    const int peer = 1 - me;
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      const Shape &s = shapes[k];
+      INFO("direction " << direction << ", shape " << k);
+      const int tag = kTagBase + int(k);
+      const int32_t header = pb::make_header(k, k % 2 == 1);
+      std::vector<unsigned char> data(size_t(s.count) * s.elem);
+      fill(data, int(k));
+      if (sending) {
+        Request r;
+        pb::Wire w = pb::prepare_send(r, data.data(), s.count, s.type, header);
+        REQUIRE(PMPI_Send(w.buf, w.count, w.type, peer, tag, MPI_COMM_WORLD) == MPI_SUCCESS);
+        pb::release(r);
+      } else {
+        std::vector<unsigned char> got(data.size() + 8, 0xaa);
+        Request r;
+        r.buf = reinterpret_cast<uintptr_t>(got.data());
+        pb::Wire w = pb::prepare_recv(r, got.data(), s.count + 1, s.type);
+        MPI_Status st;
+        REQUIRE(PMPI_Recv(const_cast<void *>(w.buf), w.count, w.type, peer, tag, MPI_COMM_WORLD,
+                          &st) == MPI_SUCCESS);
+        int32_t got_header = 0;
+        REQUIRE(pb::finish_recv(r, st, got_header));
+        pb::release(r);
+        CHECK(got_header == header);
+        int count = -1;
+        PMPI_Get_count(&st, s.type, &count);
+        CHECK(count == s.count);
+        CHECK(st.MPI_SOURCE == peer);
+        CHECK(std::memcmp(got.data(), data.data(), data.size()) == 0);
+        CHECK(got[data.size()] == 0xaa);
+      }
+    }
+  }
+}
+
+TEST_CASE("two ranks: a late message is logged with its payload", "[two_ranks][registry]") {
+  if (!have_two_ranks()) return;
+  const int me = world_rank();
+  if (me > 1) return;
+  StateGuard guard;
+  ProtocolState &st = state();
+  const int tag = kTagBase + 50;
+  std::vector<int> payload(6000);  // large: the absolute wire type
+  for (size_t i = 0; i < payload.size(); ++i) payload[i] = int(i) - 3000;
+  if (me == 0) {
+    // Still in epoch 0, Run mode: its header carries colour 0.
+    st.mode = Mode::Run;
+    st.epoch = 0;
+    Request *r = nullptr;
+    MPI_Request h = new_request(Request::Kind::Send, &r);
+    r->buf = reinterpret_cast<uintptr_t>(payload.data());
+    r->count = int(payload.size());
+    r->type = MPI_INT;
+    r->peer = 1;
+    r->tag = tag;
+    r->comm = MPI_COMM_WORLD;
+    REQUIRE(start_send(*r) == MPI_SUCCESS);
+    wait_request(*r);
+    deliver(h, MPI_STATUS_IGNORE);
+  } else {
+    // Took checkpoint 1 already and waits for rank 0's Checkpoint-Initiated: NonDet-Log.
+    st.epoch = 1;
+    st.mode = Mode::NonDetLog;
+    st.log = CheckpointLog{};
+    std::fill(st.initiated.begin(), st.initiated.end(), 0);
+    const uint64_t before = st.received[0][0];
+    std::vector<int> got(payload.size());
+    Request *r = nullptr;
+    MPI_Request h = new_request(Request::Kind::Recv, &r);
+    r->buf = reinterpret_cast<uintptr_t>(got.data());
+    r->count = int(got.size());
+    r->type = MPI_INT;
+    r->peer = MPI_ANY_SOURCE;
+    r->tag = tag;
+    r->comm = MPI_COMM_WORLD;
+    REQUIRE(start_recv(*r) == MPI_SUCCESS);
+    const uint64_t posting = r->posting;
+    wait_request(*r);
+    MPI_Status status;
+    deliver(h, &status);
+    CHECK(got == payload);
+    CHECK(status.MPI_SOURCE == 0);
+    int count = -1;
+    PMPI_Get_count(&status, MPI_INT, &count);
+    CHECK(count == int(payload.size()));
+    CHECK(st.received[0][0] == before + 1);
+    REQUIRE(st.log.late.size() == 1);
+    CHECK(st.log.late[0].source == 0);
+    CHECK(st.log.late[0].tag == tag);
+    CHECK(st.log.late[0].payload ==
+          std::string(reinterpret_cast<const char *>(payload.data()), payload.size() * sizeof(int)));
+    CHECK(st.log.late_bytes == payload.size() * sizeof(int));
+    REQUIRE(st.log.resolutions.count(posting) == 1);  // MPI_ANY_SOURCE in NonDet-Log
+    CHECK(st.log.resolutions[posting].source == 0);
+    CHECK(st.log.resolutions[posting].tag == tag);
+  }
+}
