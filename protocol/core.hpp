@@ -24,6 +24,9 @@ class Entry {
 };
 
 [[noreturn]] void fatal(const std::string &message);
+// An error every rank of MPI_COMM_WORLD has found alike (restart agreement): rank 0 reports it,
+// all ranks finalize MPI and exit with status 2, so no abort races the message out of mpiexec.
+[[noreturn]] void fatal_everywhere(const std::string &message);
 
 // --- epochs (epochs.cpp)
 void progress();                     // control messages, orphaned requests, mode changes

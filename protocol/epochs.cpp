@@ -146,6 +146,18 @@ void fatal(const std::string &message) {
   std::exit(2);
 }
 
+void fatal_everywhere(const std::string &message) {
+  if (g_rt.rank == 0) {
+    std::fprintf(stderr, "c3: error: %s\n", message.c_str());
+    std::fflush(stderr);
+  }
+  if (g_rt.initialized && !g_rt.finalized) {
+    g_rt.finalized = true;
+    PMPI_Finalize();
+  }
+  std::exit(2);
+}
+
 uint64_t checkpoint_number(uint64_t epoch) { return g_state.number_base + epoch; }
 
 bool logging_nondet() { return g_state.mode == Mode::NonDetLog; }

@@ -127,7 +127,7 @@ class MpiCoordinator final : public Coordinator {
     for (int q = 0; q < rt().size; ++q) {
       const uint64_t *row = &all[size_t(q) * mine.size()];
       if (row[0] != 0 && row[0] != uint64_t(rt().size))
-        fatal("the checkpoints in " + dir.root() + " were written by " + std::to_string(row[0]) +
+        fatal_everywhere("the checkpoints in " + dir.root() + " were written by " + std::to_string(row[0]) +
               " processes, this run has " + std::to_string(rt().size) +
               "; restart with the same number of processes");
       std::set<uint64_t> have(row + 1, row + mine.size());
@@ -147,12 +147,12 @@ class MpiCoordinator final : public Coordinator {
     std::vector<uint64_t> out(common.rbegin(), common.rend());
     if (cfg.restart == RestartMode::Number) {
       if (!common.count(cfg.restart_number))
-        fatal("checkpoint " + std::to_string(cfg.restart_number) + " in " + dir.root() +
-              " is not committed by every rank");
+        fatal_everywhere("checkpoint " + std::to_string(cfg.restart_number) + " in " + dir.root() +
+                         " is not committed by every rank");
       return {cfg.restart_number};
     }
     if (out.empty() && cfg.restart != RestartMode::Auto)
-      fatal("no checkpoint in " + dir.root() + " is committed by every rank" +
+      fatal_everywhere("no checkpoint in " + dir.root() + " is committed by every rank" +
             (damaged.empty() ? std::string() : "; " + damaged));
     return out;
   }

@@ -54,6 +54,8 @@ T decode(const void *data, size_t size, const char (&magic)[8], const std::strin
     throw CorruptCheckpoint(what + ": " + e.what());
   } catch (const std::bad_alloc &) {
     throw CorruptCheckpoint(what + ": implausible sizes");
+  } catch (const std::exception &e) {  // e.g. length_error from a length no vector can have
+    throw CorruptCheckpoint(what + ": " + e.what());
   }
   return value;
 }

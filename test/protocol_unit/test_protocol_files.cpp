@@ -401,10 +401,9 @@ TEST_CASE("protocol files: a checksummed file whose PROTOCOL section is not a lo
   }
 }
 
-// KNOWN BUG (protocol-unit-bugs.md, "decode lets std::length_error escape"): a length Boost
-// cannot allocate escapes as std::length_error, not CorruptCheckpoint. [!mayfail] until fixed.
+// A length Boost cannot allocate (std::length_error) is damage too, not a crash.
 TEST_CASE("protocol files: a log section with an absurd length is refused as damaged",
-          "[files][!mayfail]") {
+          "[files]") {
   c3::test::TmpDir tmp;
   CheckpointDir dir(tmp.path());
   dir.ensure_exists();
@@ -503,11 +502,9 @@ TEST_CASE("protocol files: decode_snapshot refuses what is not a snapshot", "[fi
   }
 }
 
-// KNOWN BUG (protocol-unit-bugs.md, "decode lets std::length_error escape"): random bytes after
-// the magic mostly read as absurd vector lengths, which escape as std::length_error.
-// [!mayfail] until fixed.
+// Random bytes after the magic mostly read as absurd vector lengths: refused as damage.
 TEST_CASE("protocol files: decode_snapshot refuses random bytes after the magic",
-          "[files][!mayfail]") {
+          "[files]") {
   std::mt19937 rng(12345);
   int other = 0;
   for (int trial = 0; trial < 300; ++trial) {
