@@ -14,7 +14,7 @@ constexpr int32_t kMarker = 0x5c300000;  // bits 20-31; colour and logging bit i
 constexpr int32_t kMarkerMask = int32_t(0xfff00000);
 // Up to this many payload bytes a message is copied through a bounce buffer.
 constexpr int64_t kBounceLimit = 16 * 1024;
-constexpr size_t kMaxCachedTypes = 256;
+constexpr size_t kMaxCachedTypes = 256;  // absolute-address types
 
 struct TypeInfo {
   int size = 0;
@@ -47,54 +47,18 @@ TypeInfo type_info(MPI_Datatype type) {
   return info;
 }
 
-// [MPI_INT at 0, count x type at 4], extent = 4 + count * size: contiguous for MPICH.
-MPI_Datatype make_bounce_type(int count, MPI_Datatype type, int size) {
-  int lengths[2] = {1, count};
-  MPI_Aint displs[2] = {0, kHeaderBytes};
-  MPI_Datatype types[2] = {MPI_INT, type};
-  MPI_Datatype s, resized;
-  PMPI_Type_create_struct(2, lengths, displs, types, &s);
-  PMPI_Type_create_resized(s, 0, kHeaderBytes + MPI_Aint(count) * size, &resized);
-  PMPI_Type_free(&s);
-  PMPI_Type_commit(&resized);
-  return resized;
-}
-
-std::map<std::pair<MPI_Datatype, int>, MPI_Datatype> g_bounce_types;
-
-MPI_Datatype bounce_type(int count, MPI_Datatype type, int size, bool &cached) {
-  struct Slot {
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    int count = -1;
-    MPI_Datatype wire = MPI_DATATYPE_NULL;
-  };
-  static Slot recent[64];
-  Slot &slot = recent[(unsigned(type) * 31u + unsigned(count)) & 63];
-  if (slot.type == type && slot.count == count && slot.wire != MPI_DATATYPE_NULL) {
-    cached = true;
-    return slot.wire;
-  }
-  auto &cache = g_bounce_types;
-  auto key = std::make_pair(type, count);
-  auto it = cache.find(key);
-  if (it != cache.end()) {
-    cached = true;
-    slot = Slot{type, count, it->second};
-    return it->second;
-  }
-  MPI_Datatype t = make_bounce_type(count, type, size);
-  cached = (type >> 30 & 3) == 1 && cache.size() < 4 * kMaxCachedTypes;
-  if (cached) cache.emplace(key, t);
-  return t;
-}
-
-// Absolute-address struct [header slot, count x type at buf], used with MPI_BOTTOM.
+// Absolute-address struct [4 bytes at the header slot, the payload at buf], used with
+// MPI_BOTTOM. A contiguous payload is described as bytes, so the wire signature is bytes
+// whichever path each side takes; other layouts keep their type.
 MPI_Datatype make_absolute_type(const void *header, const void *buf, int count, MPI_Datatype type) {
-  int lengths[2] = {1, count};
+  TypeInfo info = type_info(type);
+  int64_t bytes = int64_t(count) * info.size;
+  bool as_bytes = info.contiguous && bytes <= INT32_MAX;
+  int lengths[2] = {kHeaderBytes, as_bytes ? int(bytes) : count};
   MPI_Aint displs[2];
   PMPI_Get_address(header, &displs[0]);
   PMPI_Get_address(buf, &displs[1]);
-  MPI_Datatype types[2] = {MPI_INT, type};
+  MPI_Datatype types[2] = {MPI_BYTE, as_bytes ? MPI_BYTE : type};
   MPI_Datatype t;
   PMPI_Type_create_struct(2, lengths, displs, types, &t);
   PMPI_Type_commit(&t);
@@ -170,14 +134,12 @@ Wire prepare_send(Request &r, const void *buf, int count, MPI_Datatype type, int
                   bool copy) {
   TypeInfo info = type_info(type);
   int64_t bytes = int64_t(count) * info.size;
-  if (info.contiguous && (bytes <= kBounceLimit || copy)) {
+  if (info.contiguous && (bytes <= kBounceLimit || (copy && bytes <= INT32_MAX - kHeaderBytes))) {
     r.bounce.resize(size_t(kHeaderBytes + bytes));
     std::memcpy(&r.bounce[0], &header, kHeaderBytes);
     if (bytes) std::memcpy(&r.bounce[kHeaderBytes], buf, size_t(bytes));
-    bool cached = false;
-    r.wire = bounce_type(count, type, info.size, cached);
-    r.wire_cached = cached;
-    return Wire{r.bounce.data(), 1, r.wire};
+    r.wire = MPI_DATATYPE_NULL;
+    return Wire{r.bounce.data(), int(kHeaderBytes + bytes), MPI_BYTE};
   }
   r.wire = absolute_type(r, buf, count, type, true, header);
   return Wire{MPI_BOTTOM, 1, r.wire};
@@ -187,11 +149,9 @@ Wire prepare_recv(Request &r, void *buf, int count, MPI_Datatype type) {
   TypeInfo info = type_info(type);
   int64_t bytes = int64_t(count) * info.size;
   if (info.contiguous && bytes <= kBounceLimit) {
-    r.bounce.assign(size_t(kHeaderBytes + bytes), '\0');
-    bool cached = false;
-    r.wire = bounce_type(count, type, info.size, cached);
-    r.wire_cached = cached;
-    return Wire{&r.bounce[0], 1, r.wire};
+    r.bounce.resize(size_t(kHeaderBytes + bytes));
+    r.wire = MPI_DATATYPE_NULL;
+    return Wire{&r.bounce[0], int(kHeaderBytes + bytes), MPI_BYTE};
   }
   r.bounce.clear();
   r.wire = absolute_type(r, buf, count, type, false, 0);
@@ -216,19 +176,17 @@ void release(Request &r) {
   if (r.wire != MPI_DATATYPE_NULL) {
     if (!r.wire_cached) {
       PMPI_Type_free(&r.wire);
-    } else if (r.bounce.empty()) {
+    } else {
       auto k = g_absolute_by_type.find(r.wire);
       if (k != g_absolute_by_type.end()) --g_absolute.at(k->second).in_use;
     }
   }
   r.wire = MPI_DATATYPE_NULL;
   r.wire_cached = false;
-  std::string().swap(r.bounce);
+  if (r.bounce.capacity() > 64) std::string().swap(r.bounce);
 }
 
 void free_cached_types() {
-  for (auto &entry : g_bounce_types) PMPI_Type_free(&entry.second);
-  g_bounce_types.clear();
   for (auto &entry : g_absolute) PMPI_Type_free(&entry.second.type);
   g_absolute.clear();
   g_absolute_by_type.clear();

@@ -1,8 +1,10 @@
 // The piggybacked header on every application message: the sender's epoch colour (2 bits), whether
-// the sender still logs non-determinism (1 bit) and a marker byte. Sender and receiver both use
-// the type signature [MPI_INT, count x T]: small messages travel through a bounce buffer (one
-// copy is cheaper than any datatype work), large ones use a struct type at absolute addresses,
-// cached per (buffer, count, type) so repeated transfers from one buffer cost nothing extra.
+// the sender still logs non-determinism (1 bit) and a marker. On the wire a message is bytes:
+// 4 header bytes, then the payload. Small contiguous messages travel through a bounce buffer as
+// MPI_BYTE (one copy is cheaper than any datatype work: MPICH packs even a contiguous struct
+// type); large ones use a struct of bytes at absolute addresses, cached per (buffer, count,
+// type) so repeated transfers from one buffer cost no datatype work. Both sides describe a
+// contiguous payload as bytes, so any send path matches any receive path.
 #pragma once
 #include <mpi.h>
 

@@ -52,7 +52,7 @@ Received send_to_self(const void *sbuf, int scount, MPI_Datatype stype, int32_t 
   out.had_header = pb::finish_recv(rr, out.status, out.header);
   pb::release(rr);
   CHECK(rr.wire == MPI_DATATYPE_NULL);
-  CHECK(rr.bounce.capacity() == std::string().capacity());  // the bounce buffer is given back
+  CHECK(rr.bounce.capacity() <= 64);  // a large bounce buffer is given back
   return out;
 }
 
@@ -190,7 +190,8 @@ TEST_CASE("piggyback: small contiguous messages bounce, large ones use absolute 
   Request r;
   pb::Wire w = pb::prepare_send(r, small.data(), int(small.size()), MPI_INT, pb::make_header(0, false));
   CHECK(w.buf == r.bounce.data());
-  CHECK(w.count == 1);
+  CHECK(w.type == MPI_BYTE);  // header and payload as plain bytes: no datatype work in MPICH
+  CHECK(w.count == int(4 + small.size() * 4));
   CHECK(r.bounce.size() == 4 + small.size() * 4);
   int32_t in_bounce = 0;
   std::memcpy(&in_bounce, r.bounce.data(), 4);
