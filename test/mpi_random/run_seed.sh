@@ -65,7 +65,7 @@ verdict() { # verdict PASS|FAIL|SKIP <exit status>
       "$HERE/run_seed.sh $SEED $RANKS $WORK $BIN"
   elif [[ ${MPI_RANDOM_KEEP:-0} != 1 ]]; then
     # success: keep the program and the logs, drop executables and checkpoints
-    rm -rf ref c3 ./*/ckpt ./*/ckpt.fresh
+    rm -rf ref c3 ./*/ckpt ./*/ckpt.fresh ./*/ckpt.after-kill
   fi
   echo "$text"
   exit "$2"
@@ -216,7 +216,9 @@ C3_MS=$(($(now_ms) - start))
 [[ $RC == 0 || $RC == 124 ]] || { fail "uninterrupted run exited with $RC:"; show_errors err; }
 expect_same out "uninterrupted run"
 expect_clean_stderr err "uninterrupted run"
-CHECKPOINTS=$(sed -n 's/^c3: checkpoint \([0-9]*\) committed.*/\1/p' err | sort -n | tail -1)
+# the newest checkpoint every rank committed (one may be abandoned at MPI_Finalize)
+CHECKPOINTS=$(sed -n 's/^c3: checkpoint \([0-9]*\) committed.*/\1/p' err | sort -n | uniq -c |
+  awk -v ranks="$RANKS" '$1 == ranks {n = $2} END {print n + 0}')
 CHECKPOINTS=${CHECKPOINTS:-0}
 NOTES+=("reference ${REF_MS} ms, c3 ${C3_MS} ms, $CHECKPOINTS checkpoints")
 if ((CHECKPOINTS == 0)); then
@@ -248,10 +250,11 @@ else
   stage=${stages[$PICK]}
   pick "$RANKS"
   rank=$PICK
-  # Kills that leave nothing committed only make the seed skip: aim at the second half of the
-  # run, and at checkpoint 2 or later for stages before the commit of checkpoint N.
+  # Kills that leave nothing committed only make the seed skip: aim at the last quarter of the
+  # steps (the K-th pragma visit comes at step K or earlier), at the second half of an outside
+  # kill's window, and at checkpoint 2 or later for stages before the commit of checkpoint N.
   case $stage in
-  site) pick $((STEPS - STEPS / 2)) && FAULT=site:$((STEPS / 2 + 1 + PICK))@$rank ;;
+  site) pick $((STEPS / 4 + 1)) && FAULT=site:$((STEPS - PICK))@$rank ;; # every step has a site
   kill) pick $((C3_MS * 6 / 10 + 1)) && FAULT=kill:$rank:$((C3_MS * 3 / 10 + PICK)) ;;
   after-commit | before-release) pick "$CHECKPOINTS" && FAULT=$stage:$((1 + PICK))@$rank ;;
   *)
@@ -303,8 +306,8 @@ kill_run() {
 kill_run "$FAULT" "fault"
 if ((KILLED == 0)) && ((failures == 0)) && [[ -z ${MPI_RANDOM_FAULT-} ]]; then
   NOTES+=("$FAULT not reached")
-  pick $((STEPS - STEPS / 2))
-  FAULT=site:$((STEPS / 2 + 1 + PICK))
+  pick $((STEPS / 4 + 1))
+  FAULT=site:$((STEPS - PICK))
   pick "$RANKS"
   FAULT+=@$PICK
   cd "$WORK" && kill_run "$FAULT" "fault2"
@@ -317,6 +320,8 @@ if ((KILLED == 0)); then
 fi
 expect_clean_stderr err.kill "killed run ($FAULT)"
 
+# the checkpoints as the kill left them, to replay a failing restart
+cp -a ckpt ckpt.after-kill
 mpirun "restart after $FAULT" out err.restart C3_CKPT_DIR=ckpt C3_RESTART=latest
 if [[ $RC != 0 ]] && grep -qiE 'no (globally )?committed checkpoint|no checkpoint .*committed by every rank' err.restart; then
   # nothing to continue from: what a user does is start over
@@ -337,4 +342,8 @@ restarted=$(sed -n 's/^c3: restarting from checkpoint \([0-9]*\).*/\1/p' err.res
 NOTES+=("restarted from checkpoint ${restarted% }")
 expect_same out "kill at $FAULT, restart"
 expect_clean_stderr err.restart "restart after $FAULT"
+if ((failures)); then
+  echo "replay the restart: cd $PWD && rm -rf ckpt.replay && cp -a ckpt.after-kill ckpt.replay &&" \
+    "C3_CKPT_DIR=ckpt.replay C3_RESTART=latest $MPIEXEC -n $RANKS ../c3"
+fi
 finish
