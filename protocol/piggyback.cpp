@@ -30,6 +30,7 @@ TypeInfo type_info(MPI_Datatype type) {
   static Slot recent[16];
   Slot &slot = recent[unsigned(type) & 15];
   if (slot.type == type && type != MPI_DATATYPE_NULL) return slot.info;
+  // Only built-in types are remembered: a derived type's handle is reused after it is freed.
   static std::map<MPI_Datatype, TypeInfo> known;
   auto it = known.find(type);
   if (it != known.end()) {

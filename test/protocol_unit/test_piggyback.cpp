@@ -109,7 +109,7 @@ void check_round_trip(int count, int capacity, int32_t header) {
   CHECK(bytes == MPI_Count(count) * MPI_Count(sizeof(T)));
   CHECK(r.status.MPI_SOURCE == 0);
   CHECK(r.status.MPI_TAG == 7);
-  CHECK(std::memcmp(got.data(), sent.data(), size_t(count) * sizeof(T)) == 0);
+  if (count > 0) CHECK(std::memcmp(got.data(), sent.data(), size_t(count) * sizeof(T)) == 0);
   for (size_t i = size_t(count); i < got.size(); ++i) REQUIRE(std::memcmp(&got[i], &guard, sizeof(T)) == 0);
 }
 

@@ -91,7 +91,7 @@ TEST_CASE("two ranks: piggybacked messages between processes", "[two_ranks][pigg
         PMPI_Get_count(&st, s.type, &count);
         CHECK(count == s.count);
         CHECK(st.MPI_SOURCE == peer);
-        CHECK(std::memcmp(got.data(), data.data(), data.size()) == 0);
+        if (!data.empty()) CHECK(std::memcmp(got.data(), data.data(), data.size()) == 0);
         CHECK(got[data.size()] == 0xaa);
       }
     }
