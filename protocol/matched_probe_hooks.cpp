@@ -87,6 +87,7 @@ bool receive_logged(void *buf, int count, MPI_Datatype datatype, MPI_Message *me
                     MPI_Status &st) {
   auto it = g_logged_messages.find(*message);
   if (it == g_logged_messages.end()) return false;
+  ++state().next_posting;  // a receive like any other: later postings keep their numbers
   const LateMessage &m = it->second;
   int size = 0;
   PMPI_Type_size(datatype, &size);
