@@ -9,12 +9,25 @@
 
 namespace c3::mpi {
 
-// Every hooked call opens one: the outermost one polls control messages while a checkpoint is
-// in progress. Calls MPICH makes to MPI_ functions while inside one are not the program's.
+// Nesting of c3 wrappers: MPICH calls some MPI_ functions itself (those are not the program's).
+extern int g_depth;
+// Set while a checkpoint is in progress, in Restore, or while orphaned requests are active: the
+// outermost Entry then takes the slow path.
+extern bool g_attention;
+void update_attention();
+void enter_slow();  // polls control messages, advances modes, completes orphans
+void leave_slow();  // ends Restore once the hook no longer uses the replay log
+
+// Every hooked call opens one. Inline: in Run mode it costs an increment and two tests.
 class Entry {
  public:
-  Entry();
-  ~Entry();
+  Entry() : outermost_(g_depth++ == 0) {
+    if (outermost_ && g_attention) enter_slow();
+  }
+  ~Entry() {
+    if (outermost_ && g_attention) leave_slow();
+    --g_depth;
+  }
   Entry(const Entry &) = delete;
   Entry &operator=(const Entry &) = delete;
   bool outermost() const { return outermost_; }

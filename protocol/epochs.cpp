@@ -126,17 +126,25 @@ const char *mode_name(Mode mode) {
   return "?";
 }
 
-Entry::Entry() : outermost_(g_rt.depth++ == 0) {
-  if (!outermost_ || !g_rt.initialized || g_rt.finalized) return;
+int g_depth = 0;
+bool g_attention = false;
+
+void update_attention() {
+  g_attention = g_rt.initialized && !g_rt.finalized &&
+                (g_state.mode != Mode::Run || g_rt.has_orphans);
+}
+
+void enter_slow() {
+  if (!g_rt.initialized || g_rt.finalized) return;
   if (g_state.mode == Mode::NonDetLog || g_state.mode == Mode::RecvOnlyLog)
     progress();
   else if (g_rt.has_orphans)
     complete_orphans(false);
 }
-Entry::~Entry() {
+
+void leave_slow() {
   // Only here: a hook may still hold a reference into the replay log.
-  if (outermost_ && g_state.mode == Mode::Restore) maybe_end_restore();
-  --g_rt.depth;
+  if (g_state.mode == Mode::Restore) maybe_end_restore();
 }
 
 void fatal(const std::string &message) {
@@ -171,6 +179,7 @@ void set_mode(Mode mode) {
   if (st.mode == Mode::RecvOnlyLog) st.log.recvonly_ns += now - g_rt.mode_since_ns;
   st.mode = mode;
   g_rt.mode_since_ns = now;
+  update_attention();
 }
 
 void poll_control() {
@@ -303,6 +312,7 @@ void setup_after_init(bool restarting) {
   PMPI_Allreduce(&highest, &agreed, 1, MPI_UINT64_T, MPI_MAX, g_rt.control);
   st.number_base = agreed;
   g_rt.mode_since_ns = now_ns();
+  update_attention();
 }
 
 void finalize_protocol() {
@@ -338,6 +348,7 @@ void finalize_protocol() {
   piggyback::free_cached_types();
   PMPI_Comm_free(&g_rt.control);
   g_rt.finalized = true;
+  update_attention();
 }
 
 }  // namespace c3::mpi

@@ -178,7 +178,6 @@ struct Runtime {
   bool finalized = false;
   int rank = 0, size = 1;
   MPI_Comm control = MPI_COMM_NULL;  // private duplicate of MPI_COMM_WORLD
-  int depth = 0;                 // nesting of c3 wrappers (MPICH calls some MPI_ functions)
   bool has_orphans = false;      // requests the program freed (or c3's buffered sends) are active
   const char *tainted_by = nullptr;  // first call c3 cannot restore (no checkpoints after it)
   uint64_t mode_since_ns = 0;

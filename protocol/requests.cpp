@@ -227,8 +227,11 @@ void deliver(MPI_Request &handle, MPI_Status *status) {
 }
 
 void complete_orphans(bool block) {
-  rt().has_orphans = !g_orphans.empty();
-  if (g_orphans.empty()) return;
+  if (g_orphans.empty()) {
+    rt().has_orphans = false;
+    update_attention();
+    return;
+  }
   auto &table = state().requests;
   for (size_t i = 0; i < g_orphans.size();) {
     Request &r = table[g_orphans[i]];
@@ -244,6 +247,7 @@ void complete_orphans(bool block) {
     }
   }
   rt().has_orphans = !g_orphans.empty();
+  update_attention();
 }
 
 void orphan_request(MPI_Request &handle) {
@@ -252,6 +256,7 @@ void orphan_request(MPI_Request &handle) {
   r.persistent = false;
   g_orphans.push_back(index - 1);
   rt().has_orphans = true;
+  update_attention();
   handle = MPI_REQUEST_NULL;
 }
 

@@ -50,7 +50,7 @@ void guard_collective(const char *function, MPI_Comm comm) {
 
 void unsupported_call(const char *function, MPI_Comm comm) noexcept {
   Runtime &r = rt();
-  if (r.depth > 0 || !r.initialized || r.finalized) return;  // MPICH's own nested calls
+  if (g_depth > 0 || !r.initialized || r.finalized) return;  // MPICH's own nested calls
   if (listed(function, kHarmless)) return;
   Entry entry;
   if (listed(function, kBlockingCollectives) && comm != MPI_COMM_NULL) {

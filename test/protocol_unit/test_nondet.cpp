@@ -30,6 +30,7 @@ void start_replay(std::vector<Outcome> outcomes, uint64_t logged_until) {
   st.pool.clear();
   st.was_early.clear();
   st.next_call = 1;
+  update_attention();  // hooks take their slow path in Restore
 }
 
 }  // namespace
@@ -184,7 +185,7 @@ TEST_CASE("nondet: the outcome of the last logged call outlives its use by the h
   StateGuard guard;
   start_replay({outcome(1, 1, 0), outcome(2, 1, 1, {4, 6})}, 3);
   ProtocolState &st = state();
-  REQUIRE(rt().depth == 0);  // tests run outside any hook
+  REQUIRE(g_depth == 0);  // tests run outside any hook
   {
     Entry hook;
     const uint64_t call = next_call();

@@ -18,6 +18,7 @@ class StateGuard {
   ~StateGuard() {
     state() = saved_;
     requests_restored();
+    update_attention();
   }
   StateGuard(const StateGuard &) = delete;
   StateGuard &operator=(const StateGuard &) = delete;
