@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "piggyback.hpp"
 #include "protocol_state.hpp"
 
 namespace c3::mpi {
@@ -45,7 +46,10 @@ class Entry {
 void progress();                     // control messages, orphaned requests, mode changes
 void poll_control();
 bool logging_nondet();               // NonDet-Log: outcomes are logged
-int32_t outgoing_header();
+// The header of a message sent now.
+inline int32_t outgoing_header() {
+  return piggyback::make_header(state().epoch, state().mode == Mode::NonDetLog);
+}
 void enter_checkpoint();             // the epoch advances (at the state snapshot)
 void send_checkpoint_initiated();    // after the state file is durable
 void maybe_advance();                // NonDet-Log -> RecvOnly-Log -> commit

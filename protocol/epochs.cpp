@@ -31,8 +31,8 @@ namespace {
 constexpr int kTagInitiated = 1;  // {epoch, messages the sender sent us in epoch - 1}
 constexpr int kTagFinal = 2;      // {newest checkpoint the sender committed}
 
-ProtocolState g_state;
-Runtime g_rt;
+ProtocolState &g_state = g_protocol_state;
+Runtime &g_rt = g_runtime;
 
 void handle_control(int source, int tag, const uint64_t (&msg)[2]) {
   ProtocolState &st = g_state;
@@ -107,8 +107,8 @@ void commit_locally() {
 
 }  // namespace
 
-ProtocolState &state() { return g_state; }
-Runtime &rt() { return g_rt; }
+ProtocolState g_protocol_state;
+Runtime g_runtime;
 
 uint64_t now_ns() {
   struct timespec ts;
@@ -170,7 +170,6 @@ uint64_t checkpoint_number(uint64_t epoch) { return g_state.number_base + epoch;
 
 bool logging_nondet() { return g_state.mode == Mode::NonDetLog; }
 
-int32_t outgoing_header() { return piggyback::make_header(g_state.epoch, g_state.mode == Mode::NonDetLog); }
 
 void set_mode(Mode mode) {
   ProtocolState &st = g_state;

@@ -10,8 +10,6 @@
 namespace c3::mpi::piggyback {
 namespace {
 
-constexpr int32_t kMarker = 0x5c300000;  // bits 20-31; colour and logging bit in 0-2
-constexpr int32_t kMarkerMask = int32_t(0xfff00000);
 // Up to this many payload bytes a message is copied through a bounce buffer.
 constexpr int64_t kBounceLimit = 16 * 1024;
 constexpr size_t kMaxCachedTypes = 256;  // absolute-address types
@@ -117,17 +115,6 @@ const int32_t &absolute_header(const Request &r) {
 }
 
 }  // namespace
-
-int32_t make_header(uint64_t epoch, bool logging) {
-  return kMarker | int32_t(epoch & 3) | (logging ? 4 : 0);
-}
-
-bool read_header(int32_t header, int &colour, bool &logging) {
-  if ((header & kMarkerMask) != kMarker) return false;
-  colour = header & 3;
-  logging = (header & 4) != 0;
-  return true;
-}
 
 bool contiguous(MPI_Datatype type) { return type_info(type).contiguous; }
 

@@ -16,9 +16,19 @@ namespace c3::mpi::piggyback {
 
 constexpr int kHeaderBytes = 4;
 
-int32_t make_header(uint64_t epoch, bool logging);
+constexpr int32_t kMarker = 0x5c300000;  // bits 20-31; colour and logging bit in 0-2
+constexpr int32_t kMarkerMask = int32_t(0xfff00000);
+
+inline int32_t make_header(uint64_t epoch, bool logging) {
+  return kMarker | int32_t(epoch & 3) | (logging ? 4 : 0);
+}
 // False if `header` is not a c3 header (a peer not built with c3cc, or a bug).
-bool read_header(int32_t header, int &colour, bool &logging);
+inline bool read_header(int32_t header, int &colour, bool &logging) {
+  if ((header & kMarkerMask) != kMarker) return false;
+  colour = header & 3;
+  logging = (header & 4) != 0;
+  return true;
+}
 
 struct Wire {
   const void *buf;

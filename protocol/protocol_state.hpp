@@ -169,7 +169,8 @@ struct ProtocolState {
   }
 };
 
-ProtocolState &state();
+extern ProtocolState g_protocol_state;
+inline ProtocolState &state() { return g_protocol_state; }
 
 // Process facts not saved.
 struct Runtime {
@@ -189,7 +190,8 @@ struct Runtime {
   std::map<MPI_Message, MPI_Comm> message_comms;  // matched by MPI_Mprobe, not yet received
   bool restarted = false;
 };
-Runtime &rt();
+extern Runtime g_runtime;
+inline Runtime &rt() { return g_runtime; }
 
 uint64_t now_ns();
 
