@@ -245,8 +245,8 @@ class Step:
         c(f"recv_one({ctype(ty)}, {count}, {src}, {tag}, RECV_{how}, {self.poll_flag()});")
 
     def receive_one(self, c, m, src, tag):
-        how = self.pick(["Recv", "Recv", "Irecv-Wait", "Irecv-Test", "Probe", "Mprobe",
-                               "Iprobe", "Improbe"])
+        how = self.pick(["Recv", "Recv", "Irecv-Wait", "Irecv-Test", "Probe", "Mprobe", "Iprobe",
+                         "Improbe"])
         if how in ("Probe", "Mprobe", "Iprobe", "Improbe"):
             self.probe_receive(c, src, tag, how)
         else:
@@ -332,7 +332,7 @@ class SeqStep(Step):
         n = self.n
         elements = self.rng.randint(2, 3 * n)
         names = []
-        for e in range(elements):
+        for _ in range(elements):
             if self.next_tag > MAX_MESSAGE_TAGS - n:
                 break
             choice = self.rng.choices(["p2p", "group", "shift", "rsend"],
@@ -387,6 +387,7 @@ class SeqStep(Step):
                 c(f"MPI_Irecv(sl[{i}].buffer, {biggest}, {mpitype(common)}, MPI_ANY_SOURCE, {tag}, "
                   f"MPI_COMM_WORLD, &req[{i}]);")
             self.complete(c, k)
+            c(f"for (int i = 0; i < {k}; ++i) slot_release(&sl[i], &req[i]);")
             c.close()
         self.participants_point(senders + [dst])
 
@@ -510,8 +511,7 @@ class NbStep(Step):
     def build_rank(self, r):
         c = self.code[r]
         rng = self.rng
-        sends = [e for e in self.plan if e[0].src == r]      # in this order
-        order = {id(e): i for i, e in enumerate(sends)}
+        sends = [e for e in self.plan if e[0].src == r]  # in this order
         incoming = [e for e in self.plan if e[0].dst == r]
         # Pre-posted receives from one source follow that source's send order (with
         # MPI_ANY_TAG, the first posted receive takes the first message).
@@ -569,10 +569,12 @@ class NbStep(Step):
         for e in sends:
             m, mode = e[0], e[2]
             args = f"{m.count}, {mpitype(m.ty)}, {m.dst}, {m.tag}, MPI_COMM_WORLD"
-            if mode in ("Send", "Ssend", "Bsend", "Rsend"):
-                if mode == "Rsend":
-                    c(f"token_recv({m.dst}, {m.tag + TOKEN_OFFSET});")
-                self.blocking_send(c, m, mode) if mode != "Rsend" else self.rsend(c, m)
+            if mode == "Rsend":
+                c(f"token_recv({m.dst}, {m.tag + TOKEN_OFFSET});")
+                self.rsend(c, m)
+                continue
+            if mode in ("Send", "Ssend", "Bsend"):
+                self.blocking_send(c, m, mode)
                 continue
             c(f"sl[{k}] = send_slot({ctype(m.ty)}, {m.count}, {m.dst}, {m.tag});")
             if mode == "persistent":
@@ -922,17 +924,14 @@ class Program:
         for r in range(self.ranks):
             choices = []
             for k in range(1 if rng.random() < 0.5 else 2):
-                for _ in range(20):
-                    lo = 0 if k == 0 else (choices[0][0] + 1)
-                    if lo > last:
-                        break
-                    step = rng.randint(lo, max(lo, last - 1 if last > 1 else last))
+                lo = 0 if k == 0 else choices[0][0] + 1
+                if lo > last:
+                    break  # the first one is at the last step
+                hi = max(lo, last - 1 if last > 1 else last)  # leave steps to commit in
+                for _ in range(20):  # a step no other rank checkpoints at, if there is one
+                    step = rng.randint(lo, hi)
                     if step not in used:
                         break
-                else:
-                    pass
-                if lo > last:
-                    break
                 inner = self.steps[step].points[r]
                 point = rng.choice(inner) if inner and rng.random() < 0.45 else 0
                 choices.append((step, point))
