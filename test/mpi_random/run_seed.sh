@@ -21,8 +21,9 @@
 #   MPI_RANDOM_TIMEOUT=<s>          limit for each mpiexec (default: 30 s or 20x the reference)
 #   MPI_RANDOM_KEEP=1               keep the work dir on success too (always kept on failure)
 #   MPI_RANDOM_REFERENCE_ONLY=<n>   no c3 at all: run the mpicc build n more times with
-#                                   MPI_RANDOM_JITTER (other matching orders); each output must
-#                                   equal the first (checks the generator)
+#                                   MPI_RANDOM_JITTER (other matching orders), every second
+#                                   run with UCX_RNDV_THRESH=0 (every send synchronous); each
+#                                   output must equal the first (checks the generator)
 #   MPIEXEC, MPICC                  default: mpiexec, mpicc
 # Exit status: 0 pass, 1 fail, 77 skip, 2 usage or setup error. The last line of stdout is the
 # verdict, "mpi-random seed S ranks N: PASS|FAIL|SKIP (...)"; it is also in <work dir>/result.
@@ -61,7 +62,7 @@ verdict() { # verdict PASS|FAIL|SKIP <exit status>
   echo "$text" > result
   if [[ $1 != PASS ]]; then
     echo "work dir kept: $WORK"
-    echo "reproduce: ${FAULT:+MPI_RANDOM_FAULT='$FAULT' }${MPI_RANDOM_KINDS:+MPI_RANDOM_KINDS=$MPI_RANDOM_KINDS }${MPI_RANDOM_AVOID:+MPI_RANDOM_AVOID=$MPI_RANDOM_AVOID }" \
+    echo "reproduce: ${FAULT:+MPI_RANDOM_FAULT='$FAULT' }${MPI_RANDOM_KINDS:+MPI_RANDOM_KINDS=$MPI_RANDOM_KINDS }${MPI_RANDOM_AVOID:+MPI_RANDOM_AVOID=$MPI_RANDOM_AVOID }$( ((REFERENCE_ONLY)) && echo "MPI_RANDOM_REFERENCE_ONLY=$REFERENCE_ONLY ")" \
       "$HERE/run_seed.sh $SEED $RANKS $WORK $BIN"
   elif [[ ${MPI_RANDOM_KEEP:-0} != 1 ]]; then
     # success: keep the program and the logs, drop executables and checkpoints
@@ -194,13 +195,16 @@ LIMIT=${MPI_RANDOM_TIMEOUT:-$((REF_MS / 50 > 30 ? REF_MS / 50 : 30))}
 if ((REFERENCE_ONLY)); then
   NOTES+=("reference only: $((REFERENCE_ONLY + 1)) runs, first ${REF_MS} ms")
   for ((j = 1; j <= REFERENCE_ONLY; ++j)); do
-    MPI_RANDOM_JITTER=$((SEED * 100 + j)) timeout -k 10 "$LIMIT" "$MPIEXEC" -n "$RANKS" ./ref > "jitter.$j" 2> "jitter.$j.err"
+    # even runs: UCX rendezvous for every message, so a standard send waits for its receive
+    settings=(MPI_RANDOM_JITTER=$((SEED * 100 + j)))
+    ((j % 2 == 0)) && settings+=(UCX_RNDV_THRESH=0)
+    env "${settings[@]}" timeout -k 10 "$LIMIT" "$MPIEXEC" -n "$RANKS" ./ref > "jitter.$j" 2> "jitter.$j.err"
     rc=$?
     if [[ $rc != 0 ]]; then
-      fail "reference run $j (MPI_RANDOM_JITTER=$((SEED * 100 + j))) exited with $rc$([[ $rc == 124 ]] && echo ' (timed out: deadlock?)')"
+      fail "reference run $j (${settings[*]}) exited with $rc$([[ $rc == 124 ]] && echo ' (timed out: deadlock?)')"
       head -5 "jitter.$j.err"
     elif ! cmp -s expected "jitter.$j"; then
-      fail "reference run $j (MPI_RANDOM_JITTER=$((SEED * 100 + j))): stdout differs from the first run"
+      fail "reference run $j (${settings[*]}): stdout differs from the first run"
       diff expected "jitter.$j" | head -5
     fi
   done
