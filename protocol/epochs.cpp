@@ -312,6 +312,9 @@ void setup_after_init(bool restarting) {
   st.number_base = agreed;
   g_rt.mode_since_ns = now_ns();
   update_attention();
+  // A fresh lineage starts with nothing shown (a record left by an earlier job must not make a
+  // restart of this one drop output).
+  if (!restarting) files::record_released_output(CheckpointDir(config().ckpt_dir), g_rt.rank, 0);
 }
 
 void finalize_protocol() {
@@ -342,6 +345,11 @@ void finalize_protocol() {
   }
   reap_control_sends(true);
   if (everyone > 0) learn_global_commit(everyone);
+  // Every rank has finished the program: its output is final. A restart after a rank dies from
+  // here on replays from the last checkpoint and drops what is recorded as shown.
+  output::release();
+  files::record_released_output(CheckpointDir(config().ckpt_dir), g_rt.rank,
+                                output::released_bytes());
   if (st.mode != Mode::Run) set_mode(Mode::Run);
   complete_orphans(true);
   piggyback::free_cached_types();

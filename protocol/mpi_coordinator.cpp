@@ -151,6 +151,8 @@ class MpiCoordinator final : public Coordinator {
                          " is not committed by every rank");
       return {cfg.restart_number};
     }
+    if (out.empty() && cfg.restart == RestartMode::Auto)
+      files::record_released_output(dir, rt().rank, 0);  // a fresh lineage: nothing shown yet
     if (out.empty() && cfg.restart != RestartMode::Auto)
       fatal_everywhere("no checkpoint in " + dir.root() + " is committed by every rank" +
             (damaged.empty() ? std::string() : "; " + damaged));

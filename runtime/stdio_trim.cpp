@@ -99,11 +99,12 @@ bool stdout_cuttable(const Record &saved) {
 }
 
 void apply(const Record &saved) {
-  // stderr is never cut: it is not held back, and a log it shares (`> log 2>&1`, a batch job's
-  // log) holds other programs' lines and c3's own messages since the checkpoint.
+  // A file stdout and stderr share (`> log 2>&1`, a batch job's log) is never cut: it holds
+  // c3's own messages and possibly other programs' lines since the checkpoint.
   if (stdout_cuttable(saved)) {
-    std::string e = apply_to_fd(output::real_stdout_fd(), saved.out);
-    if (!e.empty()) std::fprintf(stderr, "c3: warning: %s; output may be repeated\n", e.c_str());
+    for (const std::string &e : {apply_to_fd(output::real_stdout_fd(), saved.out),
+                                 apply_to_fd(2, saved.err)})
+      if (!e.empty()) std::fprintf(stderr, "c3: warning: %s; output may be repeated\n", e.c_str());
   }
   std::string e0 = apply_to_input(0, saved.in);
   if (!e0.empty()) std::fprintf(stderr, "c3: warning: %s\n", e0.c_str());

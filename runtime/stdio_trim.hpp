@@ -37,8 +37,7 @@ Record record();  // fds 1, 2 and 0; call after fflush(NULL)
 // or is shorter than the recorded offset.
 std::optional<uint64_t> trim_length(const StreamPosition &saved, const struct stat &now);
 
-// stdout is cut back at a restart only when it was a regular file of its own (not shared with
-// stderr): stderr is never cut.
+// stdout and stderr are cut back at a restart only when they are not one shared file.
 bool stdout_cuttable(const Record &saved);
 
 // Applies trim_length to `fd`: ftruncate + lseek. Returns an error text or "" (nothing done is no

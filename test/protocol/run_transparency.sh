@@ -63,7 +63,8 @@ for variant in "${variants[@]}"; do
   for function in "${imported[@]}"; do
     grep -qx "$function" <<<"$defined" || fail "$variant: $function is not defined by libc3mpi"
     ! grep -qx "$function" <<<"$undefined" || fail "$variant: $function still comes from MPICH"
-    if printf '%s\n' "${hooked[@]}" | grep -qx "$function"; then
+    # A here-string, not a pipe: grep -q closing early would fail the pipeline (pipefail).
+    if grep -qx "$function" <<<"$(printf '%s\n' "${hooked[@]}")"; then
       grep -q " c3::mpi::on_${function#MPI_}(" <<<"$demangled" ||
         fail "$variant: $function does not go through c3::mpi::on_${function#MPI_}"
     else
