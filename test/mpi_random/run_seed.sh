@@ -265,8 +265,8 @@ else
     if ((CHECKPOINTS >= 2)); then
       pick $((CHECKPOINTS - 1))
       FAULT=$stage:$((2 + PICK))@$rank
-    else
-      FAULT=$stage:1@$rank
+    else # before checkpoint 1 commits nothing is left to restart from
+      FAULT=after-commit:1@$rank
     fi
     ;;
   esac
