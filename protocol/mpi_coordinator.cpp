@@ -75,8 +75,11 @@ class MpiCoordinator final : public Coordinator {
     return bytes;
   }
 
-  bool file_written(const CheckpointDir &, uint64_t, unsigned) override {
+  bool file_written(const CheckpointDir &dir, uint64_t, unsigned) override {
     Entry entry;
+    // Opens the record now that the directory exists: a later release is then followed by
+    // its record within one system call.
+    files::record_released_output(dir, rt().rank, output::released_bytes());
     send_checkpoint_initiated();
     return false;
   }

@@ -119,15 +119,26 @@ ProtocolState decode_snapshot(const void *data, size_t size, const std::string &
   return decode<ProtocolState>(data, size, kSnapMagic, path + ": section PROTOCOL");
 }
 
-// Only a process kill must be survived (the output went to the same kernel): no fsync.
+// Only a process kill must be survived (the output went to the same kernel): no fsync. The file
+// stays open and is overwritten in place by one pwrite of a fixed-width number, so the record
+// follows the release by a single system call (hydra kills the other ranks of a failed job with
+// SIGKILL, at any instruction).
 void record_released_output(const CheckpointDir &dir, int rank, uint64_t bytes) {
-  std::string path = released_path(dir, rank), tmp = path + ".tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  std::string text = std::to_string(bytes) + "\n";
-  bool ok = write(fd, text.data(), text.size()) == ssize_t(text.size());
-  close(fd);
-  if (ok) std::rename(tmp.c_str(), path.c_str());
+  static std::string open_path;
+  static int fd = -1;
+  const std::string path = released_path(dir, rank);
+  if (fd < 0 || open_path != path) {
+    if (fd >= 0) close(fd);
+    fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    open_path = path;
+    if (fd < 0) return;
+  }
+  char text[24];
+  std::snprintf(text, sizeof text, "%020llu\n", static_cast<unsigned long long>(bytes));
+  if (pwrite(fd, text, 21, 0) != 21) {
+    close(fd);
+    fd = -1;
+  }
 }
 
 uint64_t released_output(const CheckpointDir &dir, int rank) {
