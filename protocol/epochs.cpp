@@ -30,12 +30,18 @@ namespace {
 
 constexpr int kTagInitiated = 1;  // {epoch, messages the sender sent us in epoch - 1}
 constexpr int kTagFinal = 2;      // {newest checkpoint the sender committed}
+constexpr int kTagAllInitiated = 3;  // {epoch}: the sender has Checkpoint-Initiated from all
 
 ProtocolState &g_state = g_protocol_state;
 Runtime &g_rt = g_runtime;
 
 void handle_control(int source, int tag, const uint64_t (&msg)[2]) {
   ProtocolState &st = g_state;
+  if (tag == kTagAllInitiated) {
+    // Always of the current epoch: the sender had our Checkpoint-Initiated of it.
+    if (msg[0] == st.epoch) ++g_rt.all_initiated_from;
+    return;
+  }
   if (tag == kTagInitiated) {
     if (msg[0] == st.epoch) {
       st.initiated[size_t(source)] = 1;
@@ -221,6 +227,8 @@ void enter_checkpoint() {
   }
   st.initiated[size_t(g_rt.rank)] = 1;
   st.expected_late[size_t(g_rt.rank)] = st.sent[size_t(g_rt.rank)];
+  g_rt.sent_all_initiated = false;
+  g_rt.all_initiated_from = 0;
   g_rt.initiated_counts = st.sent;  // what Checkpoint-Initiated tells each peer
   st.sent.assign(size_t(n), 0);
   st.received[(st.epoch + 2) & 3].assign(size_t(n), 0);  // colour epoch-2, free again
@@ -244,16 +252,25 @@ void send_checkpoint_initiated() {
 void maybe_advance() {
   ProtocolState &st = g_state;
   if (st.mode == Mode::NonDetLog) {
-    for (int q = 0; q < g_rt.size; ++q)
-      if (!st.initiated[size_t(q)]) return;
     const uint64_t number = checkpoint_number(st.epoch);
+    if (!g_rt.sent_all_initiated) {
+      for (int q = 0; q < g_rt.size; ++q)
+        if (!st.initiated[size_t(q)]) return;
+      // Checkpoint-Initiated(e) from everyone: everyone committed e-1.
+      if (st.epoch >= 2 && number - 1 > st.globally_committed &&
+          st.locally_committed >= number - 1)
+        learn_global_commit(number - 1);
+      g_rt.sent_all_initiated = true;
+      ++g_rt.all_initiated_from;
+      for (int q = 0; q < g_rt.size; ++q)
+        if (q != g_rt.rank) post_control(q, kTagAllInitiated, st.epoch, 0);
+    }
+    // Logging ends only once every rank has all Checkpoint-Initiated: until then a rank that
+    // still logs may receive our messages, and its replay needs them to be the same.
+    if (g_rt.all_initiated_from < g_rt.size) return;
     fault::reached(FaultStage::NonDetLog, number);
     st.log.calls_logged_until = st.next_call;
     set_mode(Mode::RecvOnlyLog);
-    // Checkpoint-Initiated(e) from everyone: everyone committed e-1.
-    if (st.epoch >= 2 && number - 1 > st.globally_committed &&
-        st.locally_committed >= number - 1)
-      learn_global_commit(number - 1);
   }
   if (st.mode == Mode::RecvOnlyLog && late_complete()) commit_locally();
 }

@@ -187,6 +187,8 @@ struct Runtime {
   std::vector<uint64_t> initiated_counts;       // Checkpoint-Initiated payload per peer
   std::map<uint64_t, uint64_t> pending_output_marks;  // checkpoint -> stdout bytes at it
   std::vector<std::pair<int, uint64_t>> final_from;   // early MPI_Finalize notices
+  bool sent_all_initiated = false;  // told every rank we have all Checkpoint-Initiated
+  int all_initiated_from = 0;       // ranks known to have all Checkpoint-Initiated (us included)
   std::map<MPI_Message, MPI_Comm> message_comms;  // matched by MPI_Mprobe, not yet received
   bool restarted = false;
 };
