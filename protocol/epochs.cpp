@@ -1,6 +1,7 @@
 // Epochs and modes (Run, NonDet-Log, RecvOnly-Log, Restore), Checkpoint-Initiated messages on the
 // private communicator, the local commit (the log file) and learning the global commit.
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -156,7 +157,11 @@ void leave_slow() {
 void fatal(const std::string &message) {
   std::fprintf(stderr, "c3: error: %s\n", message.c_str());
   std::fflush(stderr);
-  if (g_rt.initialized && !g_rt.finalized) PMPI_Abort(MPI_COMM_WORLD, 2);
+  // mpiexec stops forwarding output once the abort tears the job down: give it the message first.
+  if (g_rt.initialized && !g_rt.finalized) {
+    usleep(200000);
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+  }
   std::exit(2);
 }
 

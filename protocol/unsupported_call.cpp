@@ -39,8 +39,12 @@ void guard_collective(const char *function, MPI_Comm comm) {
   ProtocolState &st = state();
   long long mine[2] = {(long long)st.epoch, -(long long)st.epoch}, all[2] = {0, 0};
   PMPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MAX, comm);
+  int members = 0;
+  PMPI_Comm_size(comm, &members);
+  // Every member knows: with all ranks in it the job ends cleanly, no abort racing the message.
+  void (*report)(const std::string &) = members == rt().size ? fatal_everywhere : fatal;
   if (all[0] != -all[1])
-    fatal(std::string(function) + " spans a checkpoint: some ranks call it before taking " +
+    report(std::string(function) + " spans a checkpoint: some ranks call it before taking " +
           "checkpoint " + std::to_string(checkpoint_number(uint64_t(all[0]))) +
           " and others after; c3 does not support collectives across a checkpoint yet (move the " +
           "pragma so every rank checkpoints on the same side of the collective)");
