@@ -68,6 +68,12 @@ int fast_recv(void *buf, int capacity, int source, int tag, MPI_Status *status) 
   return MPI_SUCCESS;
 }
 
+// The request behind `h` was just started with result `rc`: on failure it is freed again.
+int started(MPI_Request h, int rc) {
+  if (rc != MPI_SUCCESS) free_request(h);
+  return rc;
+}
+
 MPI_Request make_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
                       MPI_Comm comm, SendMode mode, bool persistent, Request **out) {
   Request *r = nullptr;
@@ -123,11 +129,8 @@ int blocking_send(const void *buf, int count, MPI_Datatype type, int dest, int t
   }
   Request *r = nullptr;
   MPI_Request h = make_send(buf, count, type, dest, tag, comm, mode, false, &r);
-  int rc = start_send(*r);
-  if (rc != MPI_SUCCESS) {
-    free_request(h);
-    return rc;
-  }
+  int rc = started(h, start_send(*r));
+  if (rc != MPI_SUCCESS) return rc;
   wait_request(*r);
   deliver(h, MPI_STATUS_IGNORE);
   return MPI_SUCCESS;
@@ -138,11 +141,8 @@ int nonblocking_send(const void *buf, int count, MPI_Datatype type, int dest, in
   Entry entry;
   Request *r = nullptr;
   MPI_Request h = make_send(buf, count, type, dest, tag, comm, mode, false, &r);
-  int rc = start_send(*r);
-  if (rc != MPI_SUCCESS) {
-    free_request(h);
-    return rc;
-  }
+  int rc = started(h, start_send(*r));
+  if (rc != MPI_SUCCESS) return rc;
   *request = h;
   return MPI_SUCCESS;
 }
@@ -264,11 +264,8 @@ int on_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MP
   }
   Request *r = nullptr;
   MPI_Request h = make_recv(buf, count, datatype, source, tag, comm, false, &r);
-  int rc = start_recv(*r);
-  if (rc != MPI_SUCCESS) {
-    free_request(h);
-    return rc;
-  }
+  int rc = started(h, start_recv(*r));
+  if (rc != MPI_SUCCESS) return rc;
   wait_request(*r);
   MPI_Status st;
   deliver(h, &st);
@@ -281,11 +278,8 @@ int on_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
   Entry entry;
   Request *r = nullptr;
   MPI_Request h = make_recv(buf, count, datatype, source, tag, comm, false, &r);
-  int rc = start_recv(*r);
-  if (rc != MPI_SUCCESS) {
-    free_request(h);
-    return rc;
-  }
+  int rc = started(h, start_recv(*r));
+  if (rc != MPI_SUCCESS) return rc;
   *request = h;
   return MPI_SUCCESS;
 }

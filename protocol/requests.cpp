@@ -40,10 +40,6 @@ void complete_real_request(Request &r, MPI_Status &st) {
   r.done = true;
 }
 
-namespace {
-void complete_real(Request &r, MPI_Status &st) { complete_real_request(r, st); }
-}  // namespace
-
 void make_status(MPI_Status &st, int source, int tag, int64_t bytes) {
   std::memset(&st, 0, sizeof st);
   st.MPI_SOURCE = source;
@@ -205,7 +201,7 @@ bool test_request(Request &r) {
   int flag = 0;
   MPI_Status st;
   PMPI_Test(&r.real, &flag, &st);
-  if (flag) complete_real(r, st);
+  if (flag) complete_real_request(r, st);
   return r.done;
 }
 
@@ -215,7 +211,7 @@ void wait_request(Request &r) {
     fatal("restart diverged: waiting for a receive the logged run cancelled");
   MPI_Status st;
   PMPI_Wait(&r.real, &st);
-  complete_real(r, st);
+  complete_real_request(r, st);
 }
 
 void deliver(MPI_Request &handle, MPI_Status *status) {
