@@ -6,6 +6,7 @@
 
 #include "core.hpp"
 #include "mpi_hooks.hpp"
+#include "split_transfer.hpp"
 
 namespace c3::mpi {
 namespace {
@@ -45,11 +46,17 @@ int wait_for_any(int count, MPI_Request reqs[]) {
     if (reals.empty()) fatal("restart diverged: waiting only for receives the logged run cancelled");
     int k = MPI_UNDEFINED;
     MPI_Status st;
-    PMPI_Waitany(int(reals.size()), reals.data(), &k, &st);
+    if (split::must_poll()) {
+      int flag = 0;
+      PMPI_Testany(int(reals.size()), reals.data(), &k, &flag, &st);
+      if (!flag) split::progress();
+    } else {
+      PMPI_Waitany(int(reals.size()), reals.data(), &k, &st);
+    }
     if (k == MPI_UNDEFINED) continue;
     Request &r = request_of(reqs[where[size_t(k)]]);
     complete_real_request(r, st);
-    return where[size_t(k)];
+    if (r.done) return where[size_t(k)];  // else a split header: wait on for its payload
   }
 }
 
@@ -69,16 +76,40 @@ int on_Wait(MPI_Request *request, MPI_Status *status) noexcept {
 int on_Waitall(int count, MPI_Request array_of_requests[],
                MPI_Status array_of_statuses[]) noexcept {
   Entry entry;
-  for (int i = 0; i < count; ++i) {
-    if (!active(array_of_requests[i])) {
-      empty_status(status_at(array_of_statuses, i));
-      continue;
+  // All at once, so the payload of every split message is posted as soon as its header is in.
+  for (;;) {
+    std::vector<MPI_Request> reals;
+    std::vector<int> where;
+    size_t awaiting_here = 0;
+    for (int i = 0; i < count; ++i) {
+      if (!active(array_of_requests[i])) continue;
+      Request &r = request_of(array_of_requests[i]);
+      if (r.done) continue;
+      if (r.real == MPI_REQUEST_NULL) wait_request(r);  // diverged restart: reports it
+      reals.push_back(r.real);
+      where.push_back(i);
+      awaiting_here += r.awaits_header;
     }
-    wait_request(request_of(array_of_requests[i]));
+    if (reals.empty()) break;
+    std::vector<int> indices(reals.size());
+    std::vector<MPI_Status> statuses(reals.size());
+    int done = 0;
+    if (awaiting_here < rt().awaiting_headers) {  // a receive outside this call may need c3
+      PMPI_Testsome(int(reals.size()), reals.data(), &done, indices.data(), statuses.data());
+      if (done == 0) split::progress();
+    } else {
+      PMPI_Waitsome(int(reals.size()), reals.data(), &done, indices.data(), statuses.data());
+    }
+    for (int k = 0; k < done && done != MPI_UNDEFINED; ++k)
+      complete_real_request(request_of(array_of_requests[where[size_t(indices[size_t(k)])]]),
+                            statuses[size_t(k)]);
   }
-  for (int i = 0; i < count; ++i)
+  for (int i = 0; i < count; ++i) {
     if (active(array_of_requests[i]))
       deliver(array_of_requests[i], status_at(array_of_statuses, i));
+    else
+      empty_status(status_at(array_of_statuses, i));
+  }
   return MPI_SUCCESS;
 }
 
@@ -282,6 +313,8 @@ int on_Cancel(MPI_Request *request) noexcept {
     r.done = true;
     return MPI_SUCCESS;
   }
+  // A split message's header went out or was matched: like a matched receive, it completes.
+  if (r.payload_pending || r.split_send) return MPI_SUCCESS;
   return r.real == MPI_REQUEST_NULL ? MPI_SUCCESS : PMPI_Cancel(&r.real);
 }
 

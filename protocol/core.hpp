@@ -15,15 +15,19 @@ extern int g_depth;
 // Set while a checkpoint is in progress, in Restore, or while orphaned requests are active: the
 // outermost Entry then takes the slow path.
 extern bool g_attention;
+// state().next_call when the outermost hook began: calls from here on belong to the hook running.
+extern uint64_t g_hook_first_call;
 void update_attention();
 void enter_slow();  // polls control messages, advances modes, completes orphans
 void leave_slow();  // ends Restore once the hook no longer uses the replay log
 
-// Every hooked call opens one. Inline: in Run mode it costs an increment and two tests.
+// Every hooked call opens one. Inline: in Run mode it costs an increment, a copy and two tests.
 class Entry {
  public:
   Entry() : outermost_(g_depth++ == 0) {
-    if (outermost_ && g_attention) enter_slow();
+    if (!outermost_) return;
+    g_hook_first_call = state().next_call;
+    if (g_attention) enter_slow();
   }
   ~Entry() {
     if (outermost_ && g_attention) leave_slow();
@@ -53,6 +57,11 @@ inline int32_t outgoing_header() {
 void enter_checkpoint();             // the epoch advances (at the state snapshot)
 void send_checkpoint_initiated();    // after the state file is durable
 void maybe_advance();                // NonDet-Log -> RecvOnly-Log -> commit
+// NonDet-Log ends now, also in the middle of a hook (whose call is then not logged).
+void end_nondet_log();
+// In NonDet-Log, before a probe's match is logged: a sender that stopped logging may have sent
+// it, and its All-Initiated, sent earlier, is then in.
+void before_logging_probe();
 void set_mode(Mode mode);
 uint64_t checkpoint_number(uint64_t epoch);
 void learn_global_commit(uint64_t number);
@@ -90,7 +99,10 @@ void orphan_request(MPI_Request &handle);
 int start_send(Request &r);       // posts an active send request
 int start_recv(Request &r);       // posts (or serves from the log) an active receive request
 // The MPICH request behind `r` completed with `st` (its real handle is spent).
+// A split header leaves `r` waiting for its payload (r.done false, r.real the payload's receive).
 void complete_real_request(Request &r, MPI_Status &st);
+// Same, then waits for the payload if a split header came.
+void finish_blocking(Request &r, MPI_Status &st);
 bool test_request(Request &r);    // true when complete (r.done)
 void wait_request(Request &r);
 // Hands a completed request's status to the program; frees non-persistent ones.

@@ -24,6 +24,7 @@
 #include "output_commit.hpp"
 #include "piggyback.hpp"
 #include "protocol_files.hpp"
+#include "split_transfer.hpp"
 #include "text_format.hpp"
 
 namespace c3::mpi {
@@ -135,6 +136,7 @@ const char *mode_name(Mode mode) {
 
 int g_depth = 0;
 bool g_attention = false;
+uint64_t g_hook_first_call = 0;
 
 void update_attention() {
   g_attention = g_rt.initialized && !g_rt.finalized &&
@@ -273,11 +275,27 @@ void maybe_advance() {
     // Logging ends only once every rank has all Checkpoint-Initiated: until then a rank that
     // still logs may receive our messages, and its replay needs them to be the same.
     if (g_rt.all_initiated_from < g_rt.size) return;
-    fault::reached(FaultStage::NonDetLog, number);
-    st.log.calls_logged_until = st.next_call;
-    set_mode(Mode::RecvOnlyLog);
+    end_nondet_log();
+    return;
   }
   if (st.mode == Mode::RecvOnlyLog && late_complete()) commit_locally();
+}
+
+void end_nondet_log() {
+  ProtocolState &st = g_state;
+  if (st.mode != Mode::NonDetLog) return;
+  fault::reached(FaultStage::NonDetLog, checkpoint_number(st.epoch));
+  // A hook running now may have taken a call number: its outcome is not logged, so the replay
+  // must not expect it.
+  st.log.calls_logged_until = g_depth > 0 ? g_hook_first_call : st.next_call;
+  set_mode(Mode::RecvOnlyLog);
+  maybe_advance();
+}
+
+void before_logging_probe() {
+  if (g_state.mode != Mode::NonDetLog) return;
+  poll_control();
+  maybe_advance();
 }
 
 void learn_global_commit(uint64_t number) {
@@ -312,6 +330,7 @@ void setup_after_init(bool restarting) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &g_rt.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &g_rt.size);
   PMPI_Comm_dup(MPI_COMM_WORLD, &g_rt.control);
+  split::setup();
   g_rt.initialized = true;
   g_rt.restarted = restarting;
   checkpoint::poll_sites(true);
@@ -375,6 +394,7 @@ void finalize_protocol() {
   if (st.mode != Mode::Run) set_mode(Mode::Run);
   complete_orphans(true);
   piggyback::free_cached_types();
+  split::teardown();
   PMPI_Comm_free(&g_rt.control);
   g_rt.finalized = true;
   update_attention();

@@ -7,6 +7,7 @@
 #include "core.hpp"
 #include "mpi_hooks.hpp"
 #include "piggyback.hpp"
+#include "split_transfer.hpp"
 
 namespace c3::mpi {
 namespace {
@@ -49,18 +50,19 @@ int matching_probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag,
     return MPI_SUCCESS;
   }
   if (blocking) {
-    PMPI_Mprobe(source, tag, comm, message, &st);
+    split::mprobe_blocking(source, tag, comm, message, st);
     found = 1;
   } else {
     PMPI_Improbe(source, tag, comm, &found, message, &st);
   }
   MPI_Count bytes = 0;
   if (found) {
-    piggyback::fix_probe_status(st);
+    if (!piggyback::fix_probe_status(st)) split::match_payload(comm, message, st);
     PMPI_Get_elements_x(&st, MPI_BYTE, &bytes);
     rt().message_comms[*message] = comm;
   }
   if (flag) *flag = found;
+  if (found) before_logging_probe();
   log_outcome(call, found, {}, found ? st.MPI_SOURCE : 0, found ? st.MPI_TAG : 0, int64_t(bytes));
   if (found && status != MPI_STATUS_IGNORE) *status = st;
   return MPI_SUCCESS;

@@ -52,6 +52,11 @@ void message_received(MPI_Comm comm, int source, int tag, int32_t header, const 
           " carries no c3 header: build every rank with c3cc");
   const int q = world_rank_of(comm, source);
   const int mine = int(st.epoch & 3);
+  // A sender of this epoch that no longer logs (or one already in the next epoch) left NonDet-Log,
+  // so every rank has all Checkpoint-Initiated: stop logging before this receive is logged, as
+  // that sender's replay will not reproduce what it sends from now on.
+  if (st.mode == Mode::NonDetLog && (colour == ((mine + 1) & 3) || (colour == mine && !sender_logging)))
+    end_nondet_log();
   ++st.received[size_t(colour)][size_t(q)];
   bool late = false;
   if (colour == ((mine + 1) & 3)) {

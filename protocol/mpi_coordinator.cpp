@@ -14,6 +14,7 @@
 #include "error.hpp"
 #include "output_commit.hpp"
 #include "protocol_files.hpp"
+#include "split_transfer.hpp"
 
 namespace c3::mpi {
 
@@ -69,6 +70,7 @@ class MpiCoordinator final : public Coordinator {
   }
 
   std::string snapshot(uint64_t) override {
+    split::finish_pending_payloads();
     enter_checkpoint();
     std::string bytes = files::encode_snapshot(state());
     state().early.clear();  // those senders' next messages are intra-epoch now

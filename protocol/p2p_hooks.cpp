@@ -7,6 +7,7 @@
 #include "mpi_hooks.hpp"
 #include "mpich_status.hpp"
 #include "piggyback.hpp"
+#include "split_transfer.hpp"
 
 namespace c3::mpi {
 namespace {
@@ -33,11 +34,7 @@ int fast_send(const void *buf, int bytes, int dest, int tag, SendMode mode) {
   if (bytes) std::memcpy(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
   ++state().sent[size_t(dest)];
   const int n = piggyback::kHeaderBytes + bytes;
-  switch (mode) {
-    case SendMode::Sync: return PMPI_Ssend(wire, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD);
-    case SendMode::Ready: return PMPI_Rsend(wire, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD);
-    default: return PMPI_Send(wire, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD);
-  }
+  return split::send_blocking(wire, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, mode);
 }
 
 int fast_recv(void *buf, int capacity, int source, int tag, MPI_Status *status) {
@@ -45,13 +42,30 @@ int fast_recv(void *buf, int capacity, int source, int tag, MPI_Status *status) 
   char wire[kStackBounce];
   const uint64_t posting = st.next_posting++;
   MPI_Status s;
-  int rc = PMPI_Recv(wire, piggyback::kHeaderBytes + capacity, MPI_BYTE, source, tag,
-                     MPI_COMM_WORLD, &s);
+  int rc = split::recv_blocking(wire, piggyback::kHeaderBytes + capacity, MPI_BYTE, source, tag,
+                                MPI_COMM_WORLD, s);
   if (rc != MPI_SUCCESS) {
     if (status != MPI_STATUS_IGNORE) *status = s;
     return rc;
   }
   const int64_t bytes = status_bytes(s) - piggyback::kHeaderBytes;
+  if (bytes < 0 && status_bytes(s) == piggyback::kSplitHeaderBytes) {
+    // A large message for a small buffer: its payload is received (and truncated) as MPI would.
+    Request r;
+    r.kind = Request::Kind::Recv;
+    r.active = true;
+    r.buf = reinterpret_cast<uintptr_t>(buf);
+    r.count = capacity;
+    r.type = MPI_BYTE;
+    r.peer = source;
+    r.tag = tag;
+    r.comm = MPI_COMM_WORLD;
+    r.posting = posting;
+    r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));
+    finish_blocking(r, s);
+    if (status != MPI_STATUS_IGNORE) *status = s;
+    return s.MPI_ERROR == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  }
   if (bytes < 0)
     fatal("a message from rank " + std::to_string(s.MPI_SOURCE) +
           " carries no c3 header: build every rank with c3cc");
@@ -116,14 +130,10 @@ int blocking_send(const void *buf, int count, MPI_Datatype type, int dest, int t
     // Nothing to suppress: straight to MPI, without an entry in the request table.
     Request r;
     count_sent(world_rank_of(comm, dest));
+    if (split::sends_split(comm, count, type, mode))
+      return split::send(buf, count, type, dest, tag, comm, mode, outgoing_header(), nullptr);
     piggyback::Wire w = piggyback::prepare_send(r, buf, count, type, outgoing_header());
-    int rc = MPI_ERR_INTERN;
-    switch (mode) {
-      case SendMode::Standard: rc = PMPI_Send(w.buf, w.count, w.type, dest, tag, comm); break;
-      case SendMode::Buffered: rc = PMPI_Bsend(w.buf, w.count, w.type, dest, tag, comm); break;
-      case SendMode::Sync: rc = PMPI_Ssend(w.buf, w.count, w.type, dest, tag, comm); break;
-      case SendMode::Ready: rc = PMPI_Rsend(w.buf, w.count, w.type, dest, tag, comm); break;
-    }
+    int rc = split::send_blocking(w.buf, w.count, w.type, dest, tag, comm, mode);
     piggyback::release(r);
     return rc;
   }
@@ -157,6 +167,12 @@ int persistent_send(const void *buf, int count, MPI_Datatype type, int dest, int
 
 int status_error(const MPI_Status &st) { return st.MPI_ERROR; }
 
+// A probed message's status counts its payload only.
+void fix_status(MPI_Comm comm, MPI_Status &st) {
+  if (!piggyback::fix_probe_status(st))
+    set_status_bytes(st, split::probed_payload_bytes(comm, st.MPI_SOURCE, st.MPI_TAG));
+}
+
 // A probe's match: from the log when replaying; late messages of the log come first.
 int probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag, MPI_Status *status) {
   uint64_t call = next_call();
@@ -180,15 +196,16 @@ int probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag, MPI_Stat
     make_status(st, m->source, m->tag, int64_t(m->payload.size()));
     if (flag) *flag = 1;
   } else if (blocking) {
-    PMPI_Probe(source, tag, comm, &st);
-    piggyback::fix_probe_status(st);
+    split::probe_blocking(source, tag, comm, st);
+    fix_status(comm, st);
   } else {
     int found = 0;
     PMPI_Iprobe(source, tag, comm, &found, &st);
-    if (found) piggyback::fix_probe_status(st);
+    if (found) fix_status(comm, st);
     *flag = found;
   }
   bool found = blocking || *flag;
+  if (found) before_logging_probe();
   MPI_Count bytes = 0;
   if (found) PMPI_Get_elements_x(&st, MPI_BYTE, &bytes);
   log_outcome(call, found ? 1 : 0, {}, found ? st.MPI_SOURCE : 0, found ? st.MPI_TAG : 0,
@@ -257,8 +274,9 @@ int on_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MP
     r.posting = state().next_posting++;
     piggyback::Wire w = piggyback::prepare_recv(r, buf, count, datatype);
     MPI_Status st;
-    int rc = PMPI_Recv(const_cast<void *>(w.buf), w.count, w.type, source, tag, comm, &st);
-    complete_real_request(r, st);
+    int rc = split::recv_blocking(const_cast<void *>(w.buf), w.count, w.type, source, tag, comm, st);
+    finish_blocking(r, st);
+    if (rc == MPI_SUCCESS && st.MPI_ERROR == MPI_ERR_TRUNCATE) rc = MPI_ERR_TRUNCATE;
     if (status != MPI_STATUS_IGNORE) std::memcpy(status, r.status.words, sizeof *status);
     return rc;
   }

@@ -10,8 +10,6 @@
 namespace c3::mpi::piggyback {
 namespace {
 
-// Up to this many payload bytes a message is copied through a bounce buffer.
-constexpr int64_t kBounceLimit = 16 * 1024;
 constexpr size_t kMaxCachedTypes = 256;  // absolute-address types
 
 struct TypeInfo {
@@ -118,6 +116,8 @@ const int32_t &absolute_header(const Request &r) {
 
 bool contiguous(MPI_Datatype type) { return type_info(type).contiguous; }
 
+int64_t payload_bytes(int count, MPI_Datatype type) { return int64_t(count) * type_info(type).size; }
+
 Wire prepare_send(Request &r, const void *buf, int count, MPI_Datatype type, int32_t header,
                   bool copy) {
   TypeInfo info = type_info(type);
@@ -146,9 +146,16 @@ Wire prepare_recv(Request &r, void *buf, int count, MPI_Datatype type) {
   return Wire{MPI_BOTTOM, 1, r.wire};
 }
 
-bool finish_recv(Request &r, MPI_Status &st, int32_t &header) {
+Arrival finish_recv(Request &r, MPI_Status &st, int32_t &header) {
   int64_t received = status_bytes(st);
-  if (received < kHeaderBytes) return false;
+  if (received < kHeaderBytes) {
+    const void *first = r.bounce.empty() ? static_cast<const void *>(&absolute_header(r))
+                                         : static_cast<const void *>(r.bounce.data());
+    if (received == kSplitHeaderBytes &&
+        decode_split_header(static_cast<const unsigned char *>(first), header))
+      return Arrival::SplitHeader;
+    return Arrival::NoHeader;
+  }
   int64_t payload = received - kHeaderBytes;
   if (!r.bounce.empty()) {
     std::memcpy(&header, r.bounce.data(), kHeaderBytes);
@@ -157,7 +164,7 @@ bool finish_recv(Request &r, MPI_Status &st, int32_t &header) {
     header = absolute_header(r);
   }
   set_status_bytes(st, payload);
-  return true;
+  return Arrival::Payload;
 }
 
 void release(Request &r) {
@@ -180,9 +187,11 @@ void free_cached_types() {
   g_absolute_by_type.clear();
 }
 
-void fix_probe_status(MPI_Status &st) {
+bool fix_probe_status(MPI_Status &st) {
   int64_t received = status_bytes(st);
+  if (received == kSplitHeaderBytes) return false;
   if (received >= kHeaderBytes) set_status_bytes(st, received - kHeaderBytes);
+  return true;
 }
 
 }  // namespace c3::mpi::piggyback

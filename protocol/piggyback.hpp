@@ -4,7 +4,9 @@
 // MPI_BYTE (one copy is cheaper than any datatype work: MPICH packs even a contiguous struct
 // type); large ones use a struct of bytes at absolute addresses, cached per (buffer, count,
 // type) so repeated transfers from one buffer cost no datatype work. Both sides describe a
-// contiguous payload as bytes, so any send path matches any receive path.
+// contiguous payload as bytes, so any send path matches any receive path. Large messages on
+// MPI_COMM_WORLD travel in two parts instead (split_transfer.hpp): a 3-byte split header, which
+// no inline message can be mistaken for (those are 4 bytes or more), then the payload apart.
 #pragma once
 #include <mpi.h>
 
@@ -15,6 +17,8 @@
 namespace c3::mpi::piggyback {
 
 constexpr int kHeaderBytes = 4;
+// Up to this many payload bytes a message is copied through a bounce buffer.
+constexpr int64_t kBounceLimit = 16 * 1024;
 
 constexpr int32_t kMarker = 0x5c300000;  // bits 20-31; colour and logging bit in 0-2
 constexpr int32_t kMarkerMask = int32_t(0xfff00000);
@@ -30,6 +34,19 @@ inline bool read_header(int32_t header, int &colour, bool &logging) {
   return true;
 }
 
+// The split header: two marker bytes, then colour and logging bit as in the 4-byte header.
+constexpr int kSplitHeaderBytes = 3;
+inline void encode_split_header(int32_t header, unsigned char out[kSplitHeaderBytes]) {
+  out[0] = 0x5c;
+  out[1] = 0x3b;
+  out[2] = static_cast<unsigned char>(header & 7);
+}
+inline bool decode_split_header(const unsigned char *in, int32_t &header) {
+  if (in[0] != 0x5c || in[1] != 0x3b || in[2] > 7) return false;
+  header = kMarker | in[2];
+  return true;
+}
+
 struct Wire {
   const void *buf;
   int count;
@@ -42,18 +59,26 @@ Wire prepare_send(Request &r, const void *buf, int count, MPI_Datatype type, int
                   bool copy = false);
 // Whether `type` is a plain run of bytes (size == extent, lb == 0).
 bool contiguous(MPI_Datatype type);
+// count * size of `type` (cached per built-in type).
+int64_t payload_bytes(int count, MPI_Datatype type);
 // Same for a receive into (buf, count, type).
 Wire prepare_recv(Request &r, void *buf, int count, MPI_Datatype type);
-// After the receive completed with `st`: copies a bounced payload out, returns the header, and
-// makes `st` count the payload only. Returns false when no header arrived (a zero-byte message).
-bool finish_recv(Request &r, MPI_Status &st, int32_t &header);
+// What a receive of the wire form found.
+enum class Arrival {
+  Payload,      // header and payload: copied out, `st` counts the payload only
+  SplitHeader,  // the header of a split message: its payload follows apart
+  NoHeader,     // no c3 header (a peer not built with c3cc, or a bug)
+};
+// After the receive completed with `st`: copies a bounced payload out and returns the header.
+Arrival finish_recv(Request &r, MPI_Status &st, int32_t &header);
 // Frees what prepare_* set up.
 void release(Request &r);
 
 // At MPI_Finalize.
 void free_cached_types();
 
-// Payload bytes of a probed message (status counts header + payload); fixes the status.
-void fix_probe_status(MPI_Status &st);
+// Fixes a probed message's status to count the payload only. False for a split header, whose
+// payload size the caller learns from the payload itself.
+bool fix_probe_status(MPI_Status &st);
 
 }  // namespace c3::mpi::piggyback

@@ -110,6 +110,11 @@ struct Request {
   MPI_Datatype wire = MPI_DATATYPE_NULL;  // struct type to free at completion
   bool wire_cached = false;
   int effective_source = 0, effective_tag = 0;
+  // Split messages (split_transfer.hpp): `real` is the payload's transfer.
+  bool payload_pending = false;  // receive: the header arrived, the payload is on its way
+  bool split_send = false;       // send: the header is out, `real` sends the payload
+  bool awaits_header = false;    // receive: may get a split header (split::must_poll)
+  int32_t split_header = 0;      // receive: the header that came first
 
   template <class Archive>
   void serialize(Archive &ar, unsigned) {
@@ -190,6 +195,9 @@ struct Runtime {
   bool sent_all_initiated = false;  // told every rank we have all Checkpoint-Initiated
   int all_initiated_from = 0;       // ranks known to have all Checkpoint-Initiated (us included)
   std::map<MPI_Message, MPI_Comm> message_comms;  // matched by MPI_Mprobe, not yet received
+  MPI_Comm bulk = MPI_COMM_NULL;  // payloads of split messages on MPI_COMM_WORLD
+  std::map<MPI_Message, int32_t> split_messages;  // a matched split message's payload -> header
+  size_t awaiting_headers = 0;  // table receives with awaits_header
   bool restarted = false;
 };
 extern Runtime g_runtime;

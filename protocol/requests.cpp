@@ -7,6 +7,7 @@
 #include "core.hpp"
 #include "mpich_status.hpp"
 #include "piggyback.hpp"
+#include "split_transfer.hpp"
 
 namespace c3::mpi {
 namespace {
@@ -19,18 +20,32 @@ std::vector<size_t> g_orphans;  // freed by the program while still active
 
 void complete_real_request(Request &r, MPI_Status &st) {
   r.real = MPI_REQUEST_NULL;
+  split::header_stage_over(r);
   if (r.kind == Request::Kind::Recv) {
-    if (status_cancelled(st)) {
+    const bool wildcard = r.peer == MPI_ANY_SOURCE || r.tag == MPI_ANY_TAG;
+    if (r.payload_pending) {
+      // The payload of a split message: `st` is already what the program gets.
+      r.payload_pending = false;
+      message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, r.split_header,
+                       reinterpret_cast<const void *>(r.buf), status_bytes(st), wildcard, r.posting);
+    } else if (status_cancelled(st)) {
       if (state().mode == Mode::NonDetLog) state().log.cancelled[r.posting] = 1;
     } else if (st.MPI_SOURCE != MPI_PROC_NULL) {
       int32_t header = 0;
-      if (!piggyback::finish_recv(r, st, header))
-        fatal("a message from rank " + std::to_string(st.MPI_SOURCE) +
-              " carries no c3 header: build every rank with c3cc");
-      int64_t bytes = status_bytes(st);
-      bool wildcard = r.peer == MPI_ANY_SOURCE || r.tag == MPI_ANY_TAG;
-      message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, header,
-                       reinterpret_cast<const void *>(r.buf), int64_t(bytes), wildcard, r.posting);
+      switch (piggyback::finish_recv(r, st, header)) {
+        case piggyback::Arrival::NoHeader:
+          fatal("a message from rank " + std::to_string(st.MPI_SOURCE) +
+                " carries no c3 header: build every rank with c3cc");
+        case piggyback::Arrival::SplitHeader:
+          piggyback::release(r);
+          split::post_payload_receive(r, st.MPI_SOURCE, st.MPI_TAG, header);
+          return;  // completes with its payload
+        case piggyback::Arrival::Payload:
+          message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, header,
+                           reinterpret_cast<const void *>(r.buf), status_bytes(st), wildcard,
+                           r.posting);
+          break;
+      }
     }
   } else {
     if (status_cancelled(st) && r.peer != MPI_PROC_NULL) --state().sent[size_t(world_rank_of(r.comm, r.peer))];
@@ -38,6 +53,12 @@ void complete_real_request(Request &r, MPI_Status &st) {
   piggyback::release(r);
   std::memcpy(r.status.words, &st, sizeof st);
   r.done = true;
+}
+
+void finish_blocking(Request &r, MPI_Status &st) {
+  complete_real_request(r, st);
+  wait_request(r);
+  std::memcpy(&st, r.status.words, sizeof st);
 }
 
 void make_status(MPI_Status &st, int source, int tag, int64_t bytes) {
@@ -69,6 +90,7 @@ std::vector<size_t> &free_slots() { return g_free_slots; }
 
 void requests_restored() {
   auto &table = state().requests;
+  rt().awaiting_headers = 0;  // reposted receives count again
   g_free_slots.clear();
   for (size_t i = table.size(); i-- > 0;)
     if (table[i].kind == Request::Kind::Free) g_free_slots.push_back(i);
@@ -93,6 +115,7 @@ MPI_Request new_request(Request::Kind kind, Request **out) {
 
 void free_request(MPI_Request &handle) {
   Request &r = request_of(handle);
+  split::header_stage_over(r);
   piggyback::release(r);
   r = Request{};
   free_slots().push_back((uint32_t(handle) & kIndexMask) - 1);
@@ -102,6 +125,7 @@ void free_request(MPI_Request &handle) {
 int start_send(Request &r) {
   r.active = true;
   r.done = false;
+  r.split_send = false;
   MPI_Comm comm = r.comm;
   if (r.peer == MPI_PROC_NULL) {
     MPI_Status st;
@@ -138,6 +162,11 @@ int start_send(Request &r) {
     r.done = true;
     return rc;
   }
+  if (split::sends_split(comm, r.count, r.type, r.send_mode)) {
+    r.split_send = true;
+    return split::send(reinterpret_cast<const void *>(r.buf), r.count, r.type, r.peer, r.tag, comm,
+                       r.send_mode, outgoing_header(), &r.real);
+  }
   piggyback::Wire w = piggyback::prepare_send(r, reinterpret_cast<const void *>(r.buf), r.count,
                                               r.type, outgoing_header());
   switch (r.send_mode) {
@@ -154,6 +183,7 @@ int start_recv(Request &r) {
   r.active = true;
   r.done = false;
   r.replay_cancel = false;
+  r.payload_pending = false;
   r.posting = st.next_posting++;
   r.effective_source = r.peer;
   r.effective_tag = r.tag;
@@ -191,8 +221,10 @@ int start_recv(Request &r) {
     }
   }
   piggyback::Wire w = piggyback::prepare_recv(r, reinterpret_cast<void *>(r.buf), r.count, r.type);
-  return PMPI_Irecv(const_cast<void *>(w.buf), w.count, w.type, r.effective_source,
-                    r.effective_tag, r.comm, &r.real);
+  int rc = PMPI_Irecv(const_cast<void *>(w.buf), w.count, w.type, r.effective_source,
+                      r.effective_tag, r.comm, &r.real);
+  if (rc == MPI_SUCCESS) split::header_stage_started(r);
+  return rc;
 }
 
 bool test_request(Request &r) {
@@ -202,16 +234,31 @@ bool test_request(Request &r) {
   MPI_Status st;
   PMPI_Test(&r.real, &flag, &st);
   if (flag) complete_real_request(r, st);
+  if (flag && !r.done) {  // a split header: its payload may be in already
+    PMPI_Test(&r.real, &flag, &st);
+    if (flag) complete_real_request(r, st);
+  }
   return r.done;
 }
 
 void wait_request(Request &r) {
-  if (r.done || !r.active) return;
-  if (r.real == MPI_REQUEST_NULL)
-    fatal("restart diverged: waiting for a receive the logged run cancelled");
-  MPI_Status st;
-  PMPI_Wait(&r.real, &st);
-  complete_real_request(r, st);
+  // r's state is read again each round: split::progress() may complete it meanwhile.
+  while (r.active && !r.done) {
+    if (r.real == MPI_REQUEST_NULL)
+      fatal("restart diverged: waiting for a receive the logged run cancelled");
+    MPI_Status st;
+    if (!split::must_poll()) {
+      PMPI_Wait(&r.real, &st);
+      complete_real_request(r, st);
+      continue;
+    }
+    int flag = 0;
+    PMPI_Test(&r.real, &flag, &st);
+    if (flag)
+      complete_real_request(r, st);
+    else
+      split::progress();
+  }
 }
 
 void deliver(MPI_Request &handle, MPI_Status *status) {
@@ -313,8 +360,19 @@ int receive_matched(void *buf, int count, MPI_Datatype type, MPI_Message *messag
     auto it = rt().message_comms.find(*message);
     r->comm = it != rt().message_comms.end() ? it->second : MPI_COMM_WORLD;
     if (it != rt().message_comms.end()) rt().message_comms.erase(it);
-    piggyback::Wire w = piggyback::prepare_recv(*r, buf, count, type);
-    int rc = PMPI_Imrecv(const_cast<void *>(w.buf), w.count, w.type, message, &r->real);
+    r->effective_source = MPI_PROC_NULL;  // matches nothing more (split::settle_earlier_receives)
+    int rc = MPI_SUCCESS;
+    auto split_it = rt().split_messages.find(*message);
+    if (split_it != rt().split_messages.end()) {
+      // The header was received by the probe: this is the payload's message.
+      r->payload_pending = true;
+      r->split_header = split_it->second;
+      rt().split_messages.erase(split_it);
+      rc = PMPI_Imrecv(buf, count, type, message, &r->real);
+    } else {
+      piggyback::Wire w = piggyback::prepare_recv(*r, buf, count, type);
+      rc = PMPI_Imrecv(const_cast<void *>(w.buf), w.count, w.type, message, &r->real);
+    }
     if (rc != MPI_SUCCESS) {
       free_request(h);
       return rc;

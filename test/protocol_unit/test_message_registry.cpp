@@ -45,7 +45,10 @@ TEST_CASE("message registry: intra-epoch, early and late messages", "[registry]"
   CHECK(st.early.empty());
   CHECK(st.log.late.empty());
 
+  CHECK(st.mode == Mode::NonDetLog);
   receive(6, true, false, 2, 9);  // the sender is one checkpoint ahead: early
+  // ... so every rank has all Checkpoint-Initiated: logging ends
+  CHECK(st.mode == Mode::RecvOnlyLog);
   receive(10, false, false, 3, 9);
   CHECK(st.received[2][0] == 2);
   CHECK(st.early.size() == 1);
@@ -61,7 +64,7 @@ TEST_CASE("message registry: intra-epoch, early and late messages", "[registry]"
   CHECK(st.log.late[0].comm == MPI_COMM_WORLD);
   CHECK(st.log.late_bytes == kPayload.size());
   CHECK(st.log.resolutions.empty());  // none of these was a wildcard receive
-  CHECK(st.mode == Mode::NonDetLog);
+  CHECK(st.mode == Mode::RecvOnlyLog);
 }
 
 TEST_CASE("message registry: which wildcard matches are logged", "[registry]") {
@@ -75,13 +78,33 @@ TEST_CASE("message registry: which wildcard matches are logged", "[registry]") {
   }
   SECTION("NonDet-Log: all") {
     in_epoch_five(Mode::NonDetLog);
-    receive(5, false, true, 10, 3);
-    receive(6, false, true, 11, 4);
+    receive(5, true, true, 10, 3);
+    receive(4, false, true, 11, 4);  // late
     receive(5, true, false, 12);  // not a wildcard
     REQUIRE(st.log.resolutions.size() == 2);
     CHECK(st.log.resolutions[10].source == 0);
     CHECK(st.log.resolutions[10].tag == 3);
     CHECK(st.log.resolutions[11].tag == 4);
+    CHECK(st.mode == Mode::NonDetLog);
+  }
+  SECTION("NonDet-Log ends at a message from a sender of this epoch that stopped logging") {
+    in_epoch_five(Mode::NonDetLog);
+    receive(5, true, true, 30);
+    const uint64_t running_call = st.next_call++;  // a hook (a test, say) is running
+    ++g_depth;
+    g_hook_first_call = running_call;
+    receive(5, false, true, 31);
+    --g_depth;
+    CHECK(st.mode == Mode::RecvOnlyLog);
+    CHECK(st.log.resolutions.count(30) == 1);
+    CHECK(st.log.resolutions.count(31) == 0);  // its sender's replay will not resend it
+    CHECK(st.log.calls_logged_until == running_call);  // the running call is not logged
+  }
+  SECTION("NonDet-Log ends at an early message") {
+    in_epoch_five(Mode::NonDetLog);
+    receive(6, true, true, 40);
+    CHECK(st.mode == Mode::RecvOnlyLog);
+    CHECK(st.log.calls_logged_until == st.next_call);
   }
   SECTION("RecvOnly-Log: late messages and senders that still log") {
     in_epoch_five(Mode::RecvOnlyLog);

@@ -49,7 +49,7 @@ Received send_to_self(const void *sbuf, int scount, MPI_Datatype stype, int32_t 
   REQUIRE(PMPI_Wait(&rreq, &out.status) == MPI_SUCCESS);
   REQUIRE(out.status.MPI_ERROR == MPI_SUCCESS);
   pb::release(sr);
-  out.had_header = pb::finish_recv(rr, out.status, out.header);
+  out.had_header = pb::finish_recv(rr, out.status, out.header) == pb::Arrival::Payload;
   pb::release(rr);
   CHECK(rr.wire == MPI_DATATYPE_NULL);
   CHECK(rr.bounce.capacity() <= 64);  // a large bounce buffer is given back
@@ -220,7 +220,7 @@ TEST_CASE("piggyback: a zero-byte message without a header is reported", "[piggy
   MPI_Status st;
   REQUIRE(PMPI_Wait(&req, &st) == MPI_SUCCESS);
   int32_t header = 12345;
-  CHECK_FALSE(pb::finish_recv(rr, st, header));
+  CHECK(pb::finish_recv(rr, st, header) == pb::Arrival::NoHeader);
   CHECK(header == 12345);
   pb::release(rr);
   CHECK(buf == std::vector<int>(10, -1));
@@ -313,7 +313,7 @@ TEST_CASE("piggyback: one large buffer sent twice at once with different headers
     REQUIRE(PMPI_Recv(const_cast<void *>(rw.buf), rw.count, rw.type, 0, k + 1, MPI_COMM_SELF, &st) ==
             MPI_SUCCESS);
     int32_t header = 0;
-    REQUIRE(pb::finish_recv(r, st, header));
+    REQUIRE(pb::finish_recv(r, st, header) == pb::Arrival::Payload);
     CHECK(header == expected[k]);
     CHECK(count_of(st, MPI_INT) == n);
     pb::release(r);
@@ -373,7 +373,7 @@ TEST_CASE("piggyback: fix_probe_status counts the payload only", "[piggyback]") 
   pb::Wire rw = pb::prepare_recv(rr, got.data(), 1000, MPI_CHAR);
   PMPI_Recv(const_cast<void *>(rw.buf), rw.count, rw.type, 0, 11, MPI_COMM_SELF, &st);
   int32_t header = 0;
-  CHECK(pb::finish_recv(rr, st, header));
+  CHECK(pb::finish_recv(rr, st, header) == pb::Arrival::Payload);
   CHECK(got == data);
   PMPI_Wait(&req, MPI_STATUS_IGNORE);
   pb::release(sr);

@@ -1,0 +1,208 @@
+#include "split_transfer.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "core.hpp"
+#include "mpich_status.hpp"
+#include "piggyback.hpp"
+
+namespace c3::mpi::split {
+namespace {
+
+bool may_match(int wanted, int actual, int any) { return wanted == any || wanted == actual; }
+
+}  // namespace
+
+bool sends_split(MPI_Comm comm, int count, MPI_Datatype type, SendMode mode) {
+  return comm == MPI_COMM_WORLD && mode != SendMode::Buffered && rt().bulk != MPI_COMM_NULL &&
+         piggyback::payload_bytes(count, type) > piggyback::kBounceLimit;
+}
+
+int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+         SendMode mode, int32_t header, MPI_Request *request) {
+  unsigned char wire[piggyback::kSplitHeaderBytes];
+  piggyback::encode_split_header(header, wire);
+  // Three bytes go eagerly: this send completes without the receiver.
+  int rc = PMPI_Send(wire, piggyback::kSplitHeaderBytes, MPI_BYTE, dest, tag, comm);
+  if (rc != MPI_SUCCESS) return rc;
+  // The payload's receive is posted only once the header arrived: a ready send becomes standard.
+  const bool sync = mode == SendMode::Sync;
+  if (request)
+    return sync ? PMPI_Issend(buf, count, type, dest, tag, rt().bulk, request)
+                : PMPI_Isend(buf, count, type, dest, tag, rt().bulk, request);
+  return send_blocking(buf, count, type, dest, tag, rt().bulk, sync ? mode : SendMode::Standard);
+}
+
+void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before_posting,
+                             const Request *except) {
+  // Any such receive is matched already (else it would have taken this header), so waiting for
+  // it ends as soon as its own message is in.
+  std::vector<Request *> earlier;
+  for (Request &q : state().requests)
+    if (&q != except && q.kind == Request::Kind::Recv && q.active && !q.done &&
+        !q.payload_pending && q.real != MPI_REQUEST_NULL && q.comm == comm &&
+        q.posting < before_posting && may_match(q.effective_source, source, MPI_ANY_SOURCE) &&
+        may_match(q.effective_tag, tag, MPI_ANY_TAG))
+      earlier.push_back(&q);
+  std::sort(earlier.begin(), earlier.end(),
+            [](const Request *a, const Request *b) { return a->posting < b->posting; });
+  for (Request *q : earlier) {
+    // q's state is read again each round: progress() may settle it meanwhile.
+    while (!q->done && !q->payload_pending && q->real != MPI_REQUEST_NULL) {
+      MPI_Status st;
+      int flag = 1;
+      if (must_poll())
+        PMPI_Test(&q->real, &flag, &st);
+      else
+        PMPI_Wait(&q->real, &st);
+      if (flag)
+        complete_real_request(*q, st);
+      else
+        progress();
+    }
+  }
+}
+
+void post_payload_receive(Request &r, int source, int tag, int32_t header) {
+  settle_earlier_receives(r.comm, source, tag, r.posting, &r);
+  r.payload_pending = true;
+  r.split_header = header;
+  int rc = PMPI_Irecv(reinterpret_cast<void *>(r.buf), r.count, r.type, source, tag, rt().bulk,
+                      &r.real);
+  if (rc != MPI_SUCCESS) fatal("could not post the receive of a large message's payload");
+}
+
+int64_t probed_payload_bytes(MPI_Comm comm, int source, int tag) {
+  settle_earlier_receives(comm, source, tag, UINT64_MAX, nullptr);
+  MPI_Status st;
+  PMPI_Probe(source, tag, rt().bulk, &st);  // sent right after the header
+  return status_bytes(st);
+}
+
+void match_payload(MPI_Comm comm, MPI_Message *message, MPI_Status &st) {
+  const int source = st.MPI_SOURCE, tag = st.MPI_TAG;
+  unsigned char wire[piggyback::kSplitHeaderBytes];
+  MPI_Status hs;
+  PMPI_Mrecv(wire, piggyback::kSplitHeaderBytes, MPI_BYTE, message, &hs);
+  int32_t header = 0;
+  if (!piggyback::decode_split_header(wire, header))
+    fatal("a message from rank " + std::to_string(source) +
+          " carries no c3 header: build every rank with c3cc");
+  settle_earlier_receives(comm, source, tag, UINT64_MAX, nullptr);
+  MPI_Status ps;
+  PMPI_Mprobe(source, tag, rt().bulk, message, &ps);
+  set_status_bytes(st, status_bytes(ps));
+  rt().split_messages[*message] = header;
+}
+
+void header_stage_started(Request &r) {
+  if (r.comm != MPI_COMM_WORLD || rt().bulk == MPI_COMM_NULL ||
+      piggyback::payload_bytes(r.count, r.type) <= piggyback::kBounceLimit)
+    return;
+  r.awaits_header = true;
+  ++rt().awaiting_headers;
+}
+
+void header_stage_over(Request &r) {
+  if (!r.awaits_header) return;
+  r.awaits_header = false;
+  --rt().awaiting_headers;
+}
+
+void progress() {
+  if (!must_poll()) return;
+  for (Request &q : state().requests) {
+    if (!q.awaits_header || q.real == MPI_REQUEST_NULL) continue;
+    int flag = 0;
+    MPI_Status st;
+    PMPI_Test(&q.real, &flag, &st);
+    if (flag) complete_real_request(q, st);
+  }
+}
+
+void wait(MPI_Request &request, MPI_Status &st) {
+  if (!must_poll()) {
+    PMPI_Wait(&request, &st);
+    return;
+  }
+  for (;;) {
+    int flag = 0;
+    PMPI_Test(&request, &flag, &st);
+    if (flag) return;
+    progress();
+  }
+}
+
+int send_blocking(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  SendMode mode) {
+  if (!must_poll()) {
+    switch (mode) {
+      case SendMode::Standard: return PMPI_Send(buf, count, type, dest, tag, comm);
+      case SendMode::Buffered: return PMPI_Bsend(buf, count, type, dest, tag, comm);
+      case SendMode::Sync: return PMPI_Ssend(buf, count, type, dest, tag, comm);
+      case SendMode::Ready: return PMPI_Rsend(buf, count, type, dest, tag, comm);
+    }
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_ERR_INTERN;
+  switch (mode) {
+    case SendMode::Standard: rc = PMPI_Isend(buf, count, type, dest, tag, comm, &request); break;
+    case SendMode::Buffered: rc = PMPI_Ibsend(buf, count, type, dest, tag, comm, &request); break;
+    case SendMode::Sync: rc = PMPI_Issend(buf, count, type, dest, tag, comm, &request); break;
+    case SendMode::Ready: rc = PMPI_Irsend(buf, count, type, dest, tag, comm, &request); break;
+  }
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Status st;
+  wait(request, st);
+  return MPI_SUCCESS;
+}
+
+int recv_blocking(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Status &st) {
+  if (!must_poll()) return PMPI_Recv(buf, count, type, source, tag, comm, &st);
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = PMPI_Irecv(buf, count, type, source, tag, comm, &request);
+  if (rc != MPI_SUCCESS) return rc;
+  wait(request, st);
+  return st.MPI_ERROR == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}
+
+void probe_blocking(int source, int tag, MPI_Comm comm, MPI_Status &st) {
+  if (!must_poll()) {
+    PMPI_Probe(source, tag, comm, &st);
+    return;
+  }
+  for (int flag = 0; !flag;) {
+    PMPI_Iprobe(source, tag, comm, &flag, &st);
+    if (!flag) progress();
+  }
+}
+
+void mprobe_blocking(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status &st) {
+  if (!must_poll()) {
+    PMPI_Mprobe(source, tag, comm, message, &st);
+    return;
+  }
+  for (int flag = 0; !flag;) {
+    PMPI_Improbe(source, tag, comm, &flag, message, &st);
+    if (!flag) progress();
+  }
+}
+
+void finish_pending_payloads() {
+  for (Request &r : state().requests)
+    if (r.payload_pending) {
+      MPI_Status st;
+      PMPI_Wait(&r.real, &st);
+      complete_real_request(r, st);
+    }
+}
+
+void setup() { PMPI_Comm_dup(MPI_COMM_WORLD, &rt().bulk); }
+
+void teardown() {
+  if (rt().bulk != MPI_COMM_NULL) PMPI_Comm_free(&rt().bulk);
+}
+
+}  // namespace c3::mpi::split

@@ -1,0 +1,68 @@
+// Large messages travel in two parts, so their payload moves without a copy: the 3-byte split
+// header on the program's communicator, where matching happens exactly as the program asked, and
+// the payload untouched, in the program's own datatype, on a private duplicate ("bulk") with the
+// same tag. A receive that matched a split header posts the payload's receive for that source
+// and tag. Payloads of one (source, tag) pair match in send order, so their receives must be
+// posted in the order the headers were matched; for one (source, tag) that is posting order (a
+// later-posted receive never takes an earlier message of the pair), so earlier receives that may
+// hold such a header are settled first.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "protocol_state.hpp"
+
+namespace c3::mpi::split {
+
+// Whether a send of (count, type) on `comm` travels split: above the bounce limit, on
+// MPI_COMM_WORLD (other communicators have no bulk duplicate), not buffered (c3 copies those).
+bool sends_split(MPI_Comm comm, int count, MPI_Datatype type, SendMode mode);
+
+// Sends the header, then starts the payload (`request`) or sends it (`request` null).
+int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+         SendMode mode, int32_t header, MPI_Request *request);
+
+// `r` matched a split header from (source, tag): posts the payload's receive into r's buffer.
+void post_payload_receive(Request &r, int source, int tag, int32_t header);
+
+// Waits for every receive on `comm` posted before `before_posting` that may have matched a header
+// from (source, tag), in posting order, posting their payload receives.
+void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before_posting,
+                             const Request *except);
+
+// A probe found a split header from (source, tag): the payload's size in bytes.
+int64_t probed_payload_bytes(MPI_Comm comm, int source, int tag);
+
+// MPI_Mprobe/MPI_Improbe matched a split header (`message`): receives the header and matches the
+// payload instead; `message` becomes the payload's message, `st` counts its bytes.
+void match_payload(MPI_Comm comm, MPI_Message *message, MPI_Status &st);
+
+// A receive whose header has not come yet may get a split header (a capacity above the bounce
+// limit on MPI_COMM_WORLD): then only c3 can post its payload's receive, so while one is pending
+// c3 never blocks inside MPICH; it polls and runs progress() (a sender may be blocked until then).
+void header_stage_started(Request &r);  // a table receive was posted
+void header_stage_over(Request &r);     // its header came, or it ended otherwise
+inline bool must_poll() { return rt().awaiting_headers > 0; }
+// Completes the receives whose header came, posting payload receives.
+void progress();
+// PMPI_Wait that keeps progress() running when must_poll().
+void wait(MPI_Request &request, MPI_Status &st);
+
+// Blocking point-to-point calls on the program's behalf: their nonblocking forms and wait(),
+// straight to MPICH while nothing must be polled.
+int send_blocking(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  SendMode mode);
+int recv_blocking(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Status &st);
+void probe_blocking(int source, int tag, MPI_Comm comm, MPI_Status &st);
+void mprobe_blocking(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status &st);
+
+// Before a checkpoint's snapshot: every payload whose header arrived is received, so no message
+// is half in the past.
+void finish_pending_payloads();
+
+void setup();     // after MPI_Init: the bulk communicator
+void teardown();  // at MPI_Finalize
+
+}  // namespace c3::mpi::split
