@@ -16,6 +16,12 @@ void empty_status(MPI_Status *status) {
   make_status(*status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 }
 
+// A program that polls (tests, probes) lets MPI progress: here c3 must post the payload receives
+// of split messages whose header came, or their senders may wait forever.
+void poll_for_split_headers() {
+  if (split::must_poll()) split::progress();
+}
+
 bool active(MPI_Request h) {
   if (h == MPI_REQUEST_NULL) return false;
   return request_of(h).active;
@@ -168,6 +174,7 @@ int on_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 
 int on_Test(MPI_Request *request, int *flag, MPI_Status *status) noexcept {
   Entry entry;
+  poll_for_split_headers();
   if (!active(*request)) {
     *flag = 1;
     empty_status(status);
@@ -189,6 +196,7 @@ int on_Test(MPI_Request *request, int *flag, MPI_Status *status) noexcept {
 int on_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag,
                MPI_Status *status) noexcept {
   Entry entry;
+  poll_for_split_headers();
   uint64_t call = next_call();
   int i = -1;
   bool any = false;
@@ -219,6 +227,7 @@ int on_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag,
 int on_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                 int array_of_indices[], MPI_Status array_of_statuses[]) noexcept {
   Entry entry;
+  poll_for_split_headers();
   bool any = false;
   for (int k = 0; k < incount; ++k) any = any || active(array_of_requests[k]);
   if (!any) {
@@ -247,6 +256,7 @@ int on_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 int on_Testall(int count, MPI_Request array_of_requests[], int *flag,
                MPI_Status array_of_statuses[]) noexcept {
   Entry entry;
+  poll_for_split_headers();
   uint64_t call = next_call();
   bool all = true;
   if (replaying(call)) {
@@ -273,6 +283,7 @@ int on_Testall(int count, MPI_Request array_of_requests[], int *flag,
 
 int on_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) noexcept {
   Entry entry;
+  poll_for_split_headers();
   if (!active(request)) {
     *flag = 1;
     empty_status(status);

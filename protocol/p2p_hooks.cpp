@@ -200,6 +200,7 @@ int probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag, MPI_Stat
     fix_status(comm, st);
   } else {
     int found = 0;
+    if (split::must_poll()) split::progress();  // a polling program lets MPI progress
     PMPI_Iprobe(source, tag, comm, &found, &st);
     if (found) fix_status(comm, st);
     *flag = found;
