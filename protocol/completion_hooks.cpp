@@ -1,6 +1,7 @@
 // Waits and tests. Which request completes, and whether a test succeeds, is non-deterministic:
 // in NonDet-Log the outcome of every such call is logged, and after a restart it is replayed
 // (a logged completion is waited for; a logged failure returns at once).
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -106,9 +107,23 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
     } else {
       PMPI_Waitsome(int(reals.size()), reals.data(), &done, indices.data(), statuses.data());
     }
-    for (int k = 0; k < done && done != MPI_UNDEFINED; ++k)
-      complete_real_request(request_of(array_of_requests[where[size_t(indices[size_t(k)])]]),
-                            statuses[size_t(k)]);
+    // MPICH freed all of them: none may be tested again while the others are processed, and
+    // they are processed in posting order (split::settle_earlier_receives only looks back).
+    std::vector<Request *> arrived;
+    for (int k = 0; k < done && done != MPI_UNDEFINED; ++k) {
+      Request &r = request_of(array_of_requests[where[size_t(indices[size_t(k)])]]);
+      r.real = MPI_REQUEST_NULL;
+      r.status = SavedStatus{};
+      std::memcpy(r.status.words, &statuses[size_t(k)], sizeof(MPI_Status));
+      arrived.push_back(&r);
+    }
+    std::sort(arrived.begin(), arrived.end(),
+              [](const Request *a, const Request *b) { return a->posting < b->posting; });
+    for (Request *r : arrived) {
+      MPI_Status st;
+      std::memcpy(&st, r->status.words, sizeof st);
+      complete_real_request(*r, st);
+    }
   }
   for (int i = 0; i < count; ++i) {
     if (active(array_of_requests[i]))

@@ -1,6 +1,8 @@
 #include "split_transfer.hpp"
 
 #include <algorithm>
+#include <deque>
+#include <memory>
 #include <vector>
 
 #include "core.hpp"
@@ -12,6 +14,22 @@ namespace {
 
 bool may_match(int wanted, int actual, int any) { return wanted == any || wanted == actual; }
 
+// Headers in flight. Sent nonblocking: to itself a rank's send completes only once received.
+struct HeaderSend {
+  unsigned char wire[piggyback::kSplitHeaderBytes];
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+std::deque<std::unique_ptr<HeaderSend>> g_header_sends;
+
+void reap_header_sends() {
+  while (!g_header_sends.empty()) {
+    int flag = 0;
+    PMPI_Test(&g_header_sends.front()->request, &flag, MPI_STATUS_IGNORE);
+    if (!flag) return;
+    g_header_sends.pop_front();
+  }
+}
+
 }  // namespace
 
 bool sends_split(MPI_Comm comm, int count, MPI_Datatype type, SendMode mode) {
@@ -21,11 +39,13 @@ bool sends_split(MPI_Comm comm, int count, MPI_Datatype type, SendMode mode) {
 
 int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
          SendMode mode, int32_t header, MPI_Request *request) {
-  unsigned char wire[piggyback::kSplitHeaderBytes];
-  piggyback::encode_split_header(header, wire);
-  // Three bytes go eagerly: this send completes without the receiver.
-  int rc = PMPI_Send(wire, piggyback::kSplitHeaderBytes, MPI_BYTE, dest, tag, comm);
+  reap_header_sends();
+  auto pending = std::make_unique<HeaderSend>();
+  piggyback::encode_split_header(header, pending->wire);
+  int rc = PMPI_Isend(pending->wire, piggyback::kSplitHeaderBytes, MPI_BYTE, dest, tag, comm,
+                      &pending->request);
   if (rc != MPI_SUCCESS) return rc;
+  g_header_sends.push_back(std::move(pending));
   // The payload's receive is posted only once the header arrived: a ready send becomes standard.
   const bool sync = mode == SendMode::Sync;
   if (request)
@@ -202,6 +222,8 @@ void finish_pending_payloads() {
 void setup() { PMPI_Comm_dup(MPI_COMM_WORLD, &rt().bulk); }
 
 void teardown() {
+  for (auto &h : g_header_sends) PMPI_Wait(&h->request, MPI_STATUS_IGNORE);
+  g_header_sends.clear();
   if (rt().bulk != MPI_COMM_NULL) PMPI_Comm_free(&rt().bulk);
 }
 
