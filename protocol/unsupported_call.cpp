@@ -34,28 +34,30 @@ const char *const kBlockingCollectives[] = {
     "MPI_Reduce", "MPI_Allreduce", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Scan",
     "MPI_Exscan", nullptr};
 
-// Other collective calls c3 passes through.
+// Other collective calls c3 passes through (the communicator argument is the one they span).
 const char *const kOtherCollectives[] = {
     "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_Comm_split_type",
-    "MPI_Comm_create", "MPI_Comm_free", "MPI_Cart_create", "MPI_Cart_sub", "MPI_Graph_create",
+    "MPI_Comm_create", "MPI_Cart_create", "MPI_Cart_sub", "MPI_Graph_create",
     "MPI_Dist_graph_create", "MPI_Dist_graph_create_adjacent", "MPI_Intercomm_create",
     "MPI_Intercomm_merge", "MPI_Win_create", "MPI_Win_allocate", "MPI_Win_allocate_shared",
-    "MPI_Win_create_dynamic", "MPI_Win_fence", "MPI_File_open", nullptr};
+    "MPI_Win_create_dynamic", "MPI_File_open", nullptr};
+
+// Every member arrives before MPICH may block in a collective: a member waiting for the others
+// keeps serving payload receives (split_transfer.hpp) that a late member's MPI_Send may need.
+// Nonblocking on every rank alike (blocking and nonblocking collectives do not match).
+void arrive_together(MPI_Request &request) {
+  MPI_Status ignored;
+  split::wait(request, ignored);
+}
 
 // A collective must not span a recovery line: some members would re-execute it after a restart
 // and the others not. Every member contributes its epoch; differing epochs end the job.
 void guard_collective(const char *function, MPI_Comm comm) {
   ProtocolState &st = state();
   long long mine[2] = {(long long)st.epoch, -(long long)st.epoch}, all[2] = {0, 0};
-  if (split::must_poll()) {
-    // A member may be blocked sending us a large message until c3 posts its payload's receive.
-    MPI_Request request;
-    PMPI_Iallreduce(mine, all, 2, MPI_LONG_LONG, MPI_MAX, comm, &request);
-    MPI_Status ignored;
-    split::wait(request, ignored);
-  } else {
-    PMPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MAX, comm);
-  }
+  MPI_Request request;
+  PMPI_Iallreduce(mine, all, 2, MPI_LONG_LONG, MPI_MAX, comm, &request);
+  arrive_together(request);
   int members = 0;
   PMPI_Comm_size(comm, &members);
   // Every member knows: with all ranks in it the job ends cleanly, no abort racing the message.
@@ -78,12 +80,10 @@ void unsupported_call(const char *function, MPI_Comm comm) noexcept {
     guard_collective(function, comm);
     return;
   }
-  if (split::must_poll() && comm != MPI_COMM_NULL && listed(function, kOtherCollectives)) {
-    // Every member arrives first (see guard_collective), then MPICH may block.
+  if (comm != MPI_COMM_NULL && listed(function, kOtherCollectives)) {
     MPI_Request request;
     PMPI_Ibarrier(comm, &request);
-    MPI_Status ignored;
-    split::wait(request, ignored);
+    arrive_together(request);
   }
   Mode mode = state().mode;
   if (mode == Mode::NonDetLog || mode == Mode::RecvOnlyLog || mode == Mode::Restore)
