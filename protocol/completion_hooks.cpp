@@ -84,22 +84,37 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
                MPI_Status array_of_statuses[]) noexcept {
   Entry entry;
   // All at once, so the payload of every split message is posted as soon as its header is in.
-  for (;;) {
-    std::vector<MPI_Request> reals;
-    std::vector<int> where;
-    size_t awaiting_here = 0;
-    for (int i = 0; i < count; ++i) {
-      if (!active(array_of_requests[i])) continue;
+  // The MPICH requests are read again each round: completing one request may settle another's
+  // header (split::settle_earlier_receives), which gives that one a new MPICH request.
+  std::vector<Request *> pending;
+  for (int i = 0; i < count; ++i)
+    if (active(array_of_requests[i])) {
       Request &r = request_of(array_of_requests[i]);
-      if (r.done) continue;
-      if (r.real == MPI_REQUEST_NULL) wait_request(r);  // diverged restart: reports it
-      reals.push_back(r.real);
-      where.push_back(i);
-      awaiting_here += r.awaits_header;
+      if (!r.done) pending.push_back(&r);
     }
-    if (reals.empty()) break;
-    std::vector<int> indices(reals.size());
-    std::vector<MPI_Status> statuses(reals.size());
+  std::vector<MPI_Request> reals;
+  std::vector<int> indices;
+  std::vector<MPI_Status> statuses;
+  std::vector<Request *> arrived;
+  for (;;) {
+    for (size_t k = 0; k < pending.size();) {
+      if (pending[k]->done) {
+        pending[k] = pending.back();
+        pending.pop_back();
+      } else {
+        if (pending[k]->real == MPI_REQUEST_NULL) wait_request(*pending[k]);  // diverged restart
+        ++k;
+      }
+    }
+    if (pending.empty()) break;
+    reals.clear();
+    size_t awaiting_here = 0;
+    for (Request *r : pending) {
+      reals.push_back(r->real);
+      awaiting_here += r->awaits_header;
+    }
+    indices.resize(reals.size());
+    statuses.resize(reals.size());
     int done = 0;
     if (awaiting_here < rt().awaiting_headers) {  // a receive outside this call may need c3
       PMPI_Testsome(int(reals.size()), reals.data(), &done, indices.data(), statuses.data());
@@ -109,13 +124,13 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
     }
     // MPICH freed all of them: none may be tested again while the others are processed, and
     // they are processed in posting order (split::settle_earlier_receives only looks back).
-    std::vector<Request *> arrived;
+    arrived.clear();
     for (int k = 0; k < done && done != MPI_UNDEFINED; ++k) {
-      Request &r = request_of(array_of_requests[where[size_t(indices[size_t(k)])]]);
-      r.real = MPI_REQUEST_NULL;
-      r.status = SavedStatus{};
-      std::memcpy(r.status.words, &statuses[size_t(k)], sizeof(MPI_Status));
-      arrived.push_back(&r);
+      Request *r = pending[size_t(indices[size_t(k)])];
+      r->real = MPI_REQUEST_NULL;
+      r->status = SavedStatus{};
+      std::memcpy(r->status.words, &statuses[size_t(k)], sizeof(MPI_Status));
+      arrived.push_back(r);
     }
     std::sort(arrived.begin(), arrived.end(),
               [](const Request *a, const Request *b) { return a->posting < b->posting; });

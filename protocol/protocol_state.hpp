@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -197,7 +198,8 @@ struct Runtime {
   std::map<MPI_Message, MPI_Comm> message_comms;  // matched by MPI_Mprobe, not yet received
   MPI_Comm bulk = MPI_COMM_NULL;  // payloads of split messages on MPI_COMM_WORLD
   std::map<MPI_Message, int32_t> split_messages;  // a matched split message's payload -> header
-  size_t awaiting_headers = 0;  // table receives with awaits_header
+  size_t awaiting_headers = 0;  // table receives with awaits_header ...
+  std::set<std::pair<uint64_t, Request *>> awaiting;  // ... by posting number
   bool restarted = false;
 };
 extern Runtime g_runtime;

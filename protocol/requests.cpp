@@ -90,7 +90,8 @@ std::vector<size_t> &free_slots() { return g_free_slots; }
 
 void requests_restored() {
   auto &table = state().requests;
-  rt().awaiting_headers = 0;  // reposted receives count again
+  rt().awaiting.clear();  // reposted receives count again
+  rt().awaiting_headers = 0;
   g_free_slots.clear();
   for (size_t i = table.size(); i-- > 0;)
     if (table[i].kind == Request::Kind::Free) g_free_slots.push_back(i);

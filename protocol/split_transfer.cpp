@@ -59,17 +59,15 @@ void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before
   // Any such receive is matched already (else it would have taken this header), so waiting for
   // it ends as soon as its own message is in.
   std::vector<Request *> earlier;
-  for (Request &q : state().requests)
-    if (&q != except && q.kind == Request::Kind::Recv && q.active && !q.done &&
-        !q.payload_pending && q.real != MPI_REQUEST_NULL && q.comm == comm &&
-        q.posting < before_posting && may_match(q.effective_source, source, MPI_ANY_SOURCE) &&
-        may_match(q.effective_tag, tag, MPI_ANY_TAG))
-      earlier.push_back(&q);
-  std::sort(earlier.begin(), earlier.end(),
-            [](const Request *a, const Request *b) { return a->posting < b->posting; });
+  for (const auto &[posting, q] : rt().awaiting) {
+    if (posting >= before_posting) break;
+    if (q != except && q->comm == comm && may_match(q->effective_source, source, MPI_ANY_SOURCE) &&
+        may_match(q->effective_tag, tag, MPI_ANY_TAG))
+      earlier.push_back(q);
+  }
   for (Request *q : earlier) {
     // q's state is read again each round: progress() may settle it meanwhile.
-    while (!q->done && !q->payload_pending && q->real != MPI_REQUEST_NULL) {
+    while (q->awaits_header && q->real != MPI_REQUEST_NULL) {
       MPI_Status st;
       int flag = 1;
       if (must_poll())
@@ -121,23 +119,27 @@ void header_stage_started(Request &r) {
       piggyback::payload_bytes(r.count, r.type) <= piggyback::kBounceLimit)
     return;
   r.awaits_header = true;
-  ++rt().awaiting_headers;
+  rt().awaiting.emplace(r.posting, &r);
+  rt().awaiting_headers = rt().awaiting.size();
 }
 
 void header_stage_over(Request &r) {
   if (!r.awaits_header) return;
   r.awaits_header = false;
-  --rt().awaiting_headers;
+  rt().awaiting.erase({r.posting, &r});
+  rt().awaiting_headers = rt().awaiting.size();
 }
 
 void progress() {
   if (!must_poll()) return;
-  for (Request &q : state().requests) {
-    if (!q.awaits_header || q.real == MPI_REQUEST_NULL) continue;
+  std::vector<Request *> now;  // completing one changes the set
+  for (const auto &entry : rt().awaiting) now.push_back(entry.second);
+  for (Request *q : now) {
+    if (!q->awaits_header || q->real == MPI_REQUEST_NULL) continue;
     int flag = 0;
     MPI_Status st;
-    PMPI_Test(&q.real, &flag, &st);
-    if (flag) complete_real_request(q, st);
+    PMPI_Test(&q->real, &flag, &st);
+    if (flag) complete_real_request(*q, st);
   }
 }
 

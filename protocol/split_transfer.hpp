@@ -26,8 +26,9 @@ int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_C
 // `r` matched a split header from (source, tag): posts the payload's receive into r's buffer.
 void post_payload_receive(Request &r, int source, int tag, int32_t header);
 
-// Waits for every receive on `comm` posted before `before_posting` that may have matched a header
-// from (source, tag), in posting order, posting their payload receives.
+// Waits for every receive awaiting a header on `comm`, posted before `before_posting`, that may
+// have matched one from (source, tag), in posting order, posting their payload receives. (Only
+// those can get a split header: a message bigger than a receive's buffer is an error anyway.)
 void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before_posting,
                              const Request *except);
 
