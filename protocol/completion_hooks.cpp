@@ -96,6 +96,37 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
   std::vector<int> indices;
   std::vector<MPI_Status> statuses;
   std::vector<Request *> arrived;
+  // Processes completions MPICH reported at once (it freed all of them): none may be tested
+  // again meanwhile, and they go in posting order (split::settle_earlier_receives looks back).
+  auto complete_arrived = [&](int done) {
+    arrived.clear();
+    for (int k = 0; k < done && done != MPI_UNDEFINED; ++k) {
+      Request *r = pending[size_t(indices[size_t(k)])];
+      r->real = MPI_REQUEST_NULL;
+      r->status = SavedStatus{};
+      std::memcpy(r->status.words, &statuses[size_t(k)], sizeof(MPI_Status));
+      arrived.push_back(r);
+    }
+    std::sort(arrived.begin(), arrived.end(),
+              [](const Request *a, const Request *b) { return a->posting < b->posting; });
+    for (Request *r : arrived) {
+      MPI_Status st;
+      std::memcpy(&st, r->status.words, sizeof st);
+      complete_real_request(*r, st);
+    }
+  };
+  if (!split::must_poll()) {
+    // The common case, no split header to wait for: one MPICH call.
+    for (Request *r : pending)
+      if (r->real == MPI_REQUEST_NULL) wait_request(*r);  // diverged restart: reports it
+    reals.clear();
+    for (Request *r : pending) reals.push_back(r->real);
+    statuses.resize(reals.size());
+    indices.resize(reals.size());
+    for (size_t k = 0; k < reals.size(); ++k) indices[k] = int(k);
+    PMPI_Waitall(int(reals.size()), reals.data(), statuses.data());
+    complete_arrived(int(reals.size()));  // a split header for a small buffer: waited for below
+  }
   for (;;) {
     for (size_t k = 0; k < pending.size();) {
       if (pending[k]->done) {
@@ -122,23 +153,7 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
     } else {
       PMPI_Waitsome(int(reals.size()), reals.data(), &done, indices.data(), statuses.data());
     }
-    // MPICH freed all of them: none may be tested again while the others are processed, and
-    // they are processed in posting order (split::settle_earlier_receives only looks back).
-    arrived.clear();
-    for (int k = 0; k < done && done != MPI_UNDEFINED; ++k) {
-      Request *r = pending[size_t(indices[size_t(k)])];
-      r->real = MPI_REQUEST_NULL;
-      r->status = SavedStatus{};
-      std::memcpy(r->status.words, &statuses[size_t(k)], sizeof(MPI_Status));
-      arrived.push_back(r);
-    }
-    std::sort(arrived.begin(), arrived.end(),
-              [](const Request *a, const Request *b) { return a->posting < b->posting; });
-    for (Request *r : arrived) {
-      MPI_Status st;
-      std::memcpy(&st, r->status.words, sizeof st);
-      complete_real_request(*r, st);
-    }
+    complete_arrived(done);
   }
   for (int i = 0; i < count; ++i) {
     if (active(array_of_requests[i]))
@@ -356,6 +371,8 @@ int on_Cancel(MPI_Request *request) noexcept {
   }
   // A split message's header went out or was matched: like a matched receive, it completes.
   if (r.payload_pending || r.split_send) return MPI_SUCCESS;
+  if (r.replay_keep) return MPI_SUCCESS;  // the logged run's cancel failed
+  if (r.kind == Request::Kind::Recv) r.cancel_asked = true;
   return r.real == MPI_REQUEST_NULL ? MPI_SUCCESS : PMPI_Cancel(&r.real);
 }
 

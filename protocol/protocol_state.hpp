@@ -70,7 +70,7 @@ struct CheckpointLog {
   std::vector<LateMessage> late;
   std::vector<Outcome> outcomes;
   std::map<uint64_t, Resolution> resolutions;
-  std::map<uint64_t, int> cancelled;  // posting id -> the cancel succeeded
+  std::map<uint64_t, int> cancelled;  // posting id -> whether MPI_Cancel of the receive succeeded
   uint64_t calls_logged_until = 0;    // calls below this number are in `outcomes`
   // statistics
   uint64_t late_bytes = 0;
@@ -114,6 +114,8 @@ struct Request {
   // Split messages (split_transfer.hpp): `real` is the payload's transfer.
   bool payload_pending = false;  // receive: the header arrived, the payload is on its way
   bool split_send = false;       // send: the header is out, `real` sends the payload
+  bool cancel_asked = false;     // receive: the program called MPI_Cancel on this activation
+  bool replay_keep = false;      // restart: MPI_Cancel of this receive failed in the logged run
   bool awaits_header = false;    // receive: may get a split header (split::must_poll)
   int32_t split_header = 0;      // receive: the header that came first
 

@@ -31,6 +31,8 @@ void complete_real_request(Request &r, MPI_Status &st) {
     } else if (status_cancelled(st)) {
       if (state().mode == Mode::NonDetLog) state().log.cancelled[r.posting] = 1;
     } else if (st.MPI_SOURCE != MPI_PROC_NULL) {
+      // A cancel that lost the race is as non-deterministic as one that won.
+      if (r.cancel_asked && state().mode == Mode::NonDetLog) state().log.cancelled[r.posting] = 0;
       int32_t header = 0;
       switch (piggyback::finish_recv(r, st, header)) {
         case piggyback::Arrival::NoHeader:
@@ -184,6 +186,8 @@ int start_recv(Request &r) {
   r.active = true;
   r.done = false;
   r.replay_cancel = false;
+  r.replay_keep = false;
+  r.cancel_asked = false;
   r.payload_pending = false;
   r.posting = st.next_posting++;
   r.effective_source = r.peer;
@@ -201,10 +205,13 @@ int start_recv(Request &r) {
       r.effective_source = res->second.source;
       r.effective_tag = res->second.tag;
     }
-    if (st.replay.cancelled.count(r.posting)) {
+    auto cancel = st.replay.cancelled.find(r.posting);
+    if (cancel != st.replay.cancelled.end() && cancel->second) {
       r.replay_cancel = true;  // nothing matched it in the logged run: post nothing
       return MPI_SUCCESS;
     }
+    // A cancel that failed in the logged run fails again: the receive gets its message.
+    r.replay_keep = cancel != st.replay.cancelled.end();
     LateMessage m;
     if (take_late_message(r.comm, r.effective_source, r.effective_tag, m)) {
       MPI_Status s;
