@@ -53,7 +53,7 @@ int matching_probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag,
     split::mprobe_blocking(source, tag, comm, message, st);
     found = 1;
   } else {
-    if (split::must_poll()) split::progress();  // a polling program lets MPI progress
+    split::progress();  // a polling program lets MPI progress
     PMPI_Improbe(source, tag, comm, &found, message, &st);
   }
   MPI_Count bytes = 0;

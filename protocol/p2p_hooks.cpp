@@ -27,6 +27,22 @@ inline bool small_builtin(MPI_Datatype type, int count, int &bytes) {
   return b <= kStackBounce - piggyback::kHeaderBytes;
 }
 
+// An active receive outside the request table (a blocking call outside Restore).
+Request local_receive(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                      uint64_t posting) {
+  Request r;
+  r.kind = Request::Kind::Recv;
+  r.active = true;
+  r.buf = reinterpret_cast<uintptr_t>(buf);
+  r.count = count;
+  r.type = type;
+  r.peer = source;
+  r.tag = tag;
+  r.comm = comm;
+  r.posting = posting;
+  return r;
+}
+
 int fast_send(const void *buf, int bytes, int dest, int tag, SendMode mode) {
   char wire[kStackBounce];
   const int32_t header = outgoing_header();
@@ -51,16 +67,7 @@ int fast_recv(void *buf, int capacity, int source, int tag, MPI_Status *status) 
   const int64_t bytes = status_bytes(s) - piggyback::kHeaderBytes;
   if (bytes < 0 && status_bytes(s) == piggyback::kSplitHeaderBytes) {
     // A large message for a small buffer: its payload is received (and truncated) as MPI would.
-    Request r;
-    r.kind = Request::Kind::Recv;
-    r.active = true;
-    r.buf = reinterpret_cast<uintptr_t>(buf);
-    r.count = capacity;
-    r.type = MPI_BYTE;
-    r.peer = source;
-    r.tag = tag;
-    r.comm = MPI_COMM_WORLD;
-    r.posting = posting;
+    Request r = local_receive(buf, capacity, MPI_BYTE, source, tag, MPI_COMM_WORLD, posting);
     r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));
     finish_blocking(r, s);
     if (status != MPI_STATUS_IGNORE) *status = s;
@@ -200,7 +207,7 @@ int probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag, MPI_Stat
     fix_status(comm, st);
   } else {
     int found = 0;
-    if (split::must_poll()) split::progress();  // a polling program lets MPI progress
+    split::progress();  // a polling program lets MPI progress
     PMPI_Iprobe(source, tag, comm, &found, &st);
     if (found) fix_status(comm, st);
     *flag = found;
@@ -263,16 +270,7 @@ int on_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MP
     return fast_recv(buf, capacity, source, tag, status);
   if (state().mode != Mode::Restore && source != MPI_PROC_NULL) {
     // No log to serve it from: straight to MPI, without an entry in the request table.
-    Request r;
-    r.kind = Request::Kind::Recv;
-    r.active = true;
-    r.buf = reinterpret_cast<uintptr_t>(buf);
-    r.count = count;
-    r.type = datatype;
-    r.peer = source;
-    r.tag = tag;
-    r.comm = comm;
-    r.posting = state().next_posting++;
+    Request r = local_receive(buf, count, datatype, source, tag, comm, state().next_posting++);
     piggyback::Wire w = piggyback::prepare_recv(r, buf, count, datatype);
     MPI_Status st;
     int rc = split::recv_blocking(const_cast<void *>(w.buf), w.count, w.type, source, tag, comm, st);

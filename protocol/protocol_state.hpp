@@ -200,8 +200,7 @@ struct Runtime {
   std::map<MPI_Message, MPI_Comm> message_comms;  // matched by MPI_Mprobe, not yet received
   MPI_Comm bulk = MPI_COMM_NULL;  // payloads of split messages on MPI_COMM_WORLD
   std::map<MPI_Message, int32_t> split_messages;  // a matched split message's payload -> header
-  size_t awaiting_headers = 0;  // table receives with awaits_header ...
-  std::set<std::pair<uint64_t, Request *>> awaiting;  // ... by posting number
+  std::set<std::pair<uint64_t, Request *>> awaiting;  // receives with awaits_header, by posting
   bool restarted = false;
 };
 extern Runtime g_runtime;

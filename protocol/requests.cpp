@@ -93,7 +93,6 @@ std::vector<size_t> &free_slots() { return g_free_slots; }
 void requests_restored() {
   auto &table = state().requests;
   rt().awaiting.clear();  // reposted receives count again
-  rt().awaiting_headers = 0;
   g_free_slots.clear();
   for (size_t i = table.size(); i-- > 0;)
     if (table[i].kind == Request::Kind::Free) g_free_slots.push_back(i);
@@ -172,13 +171,7 @@ int start_send(Request &r) {
   }
   piggyback::Wire w = piggyback::prepare_send(r, reinterpret_cast<const void *>(r.buf), r.count,
                                               r.type, outgoing_header());
-  switch (r.send_mode) {
-    case SendMode::Standard: return PMPI_Isend(w.buf, w.count, w.type, r.peer, r.tag, comm, &r.real);
-    case SendMode::Buffered: return PMPI_Ibsend(w.buf, w.count, w.type, r.peer, r.tag, comm, &r.real);
-    case SendMode::Sync: return PMPI_Issend(w.buf, w.count, w.type, r.peer, r.tag, comm, &r.real);
-    case SendMode::Ready: return PMPI_Irsend(w.buf, w.count, w.type, r.peer, r.tag, comm, &r.real);
-  }
-  return MPI_ERR_INTERN;
+  return split::isend(w.buf, w.count, w.type, r.peer, r.tag, comm, r.send_mode, &r.real);
 }
 
 int start_recv(Request &r) {

@@ -47,11 +47,9 @@ int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_C
   if (rc != MPI_SUCCESS) return rc;
   g_header_sends.push_back(std::move(pending));
   // The payload's receive is posted only once the header arrived: a ready send becomes standard.
-  const bool sync = mode == SendMode::Sync;
-  if (request)
-    return sync ? PMPI_Issend(buf, count, type, dest, tag, rt().bulk, request)
-                : PMPI_Isend(buf, count, type, dest, tag, rt().bulk, request);
-  return send_blocking(buf, count, type, dest, tag, rt().bulk, sync ? mode : SendMode::Standard);
+  const SendMode payload_mode = mode == SendMode::Sync ? mode : SendMode::Standard;
+  if (request) return isend(buf, count, type, dest, tag, rt().bulk, payload_mode, request);
+  return send_blocking(buf, count, type, dest, tag, rt().bulk, payload_mode);
 }
 
 void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before_posting,
@@ -120,18 +118,15 @@ void header_stage_started(Request &r) {
     return;
   r.awaits_header = true;
   rt().awaiting.emplace(r.posting, &r);
-  rt().awaiting_headers = rt().awaiting.size();
 }
 
 void header_stage_over(Request &r) {
   if (!r.awaits_header) return;
   r.awaits_header = false;
   rt().awaiting.erase({r.posting, &r});
-  rt().awaiting_headers = rt().awaiting.size();
 }
 
-void progress() {
-  if (!must_poll()) return;
+void complete_arrived_headers() {
   std::vector<Request *> now;  // completing one changes the set
   for (const auto &entry : rt().awaiting) now.push_back(entry.second);
   for (Request *q : now) {
@@ -156,6 +151,17 @@ void wait(MPI_Request &request, MPI_Status &st) {
   }
 }
 
+int isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+          SendMode mode, MPI_Request *request) {
+  switch (mode) {
+    case SendMode::Standard: return PMPI_Isend(buf, count, type, dest, tag, comm, request);
+    case SendMode::Buffered: return PMPI_Ibsend(buf, count, type, dest, tag, comm, request);
+    case SendMode::Sync: return PMPI_Issend(buf, count, type, dest, tag, comm, request);
+    case SendMode::Ready: return PMPI_Irsend(buf, count, type, dest, tag, comm, request);
+  }
+  return MPI_ERR_INTERN;
+}
+
 int send_blocking(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                   SendMode mode) {
   if (!must_poll()) {
@@ -167,13 +173,7 @@ int send_blocking(const void *buf, int count, MPI_Datatype type, int dest, int t
     }
   }
   MPI_Request request = MPI_REQUEST_NULL;
-  int rc = MPI_ERR_INTERN;
-  switch (mode) {
-    case SendMode::Standard: rc = PMPI_Isend(buf, count, type, dest, tag, comm, &request); break;
-    case SendMode::Buffered: rc = PMPI_Ibsend(buf, count, type, dest, tag, comm, &request); break;
-    case SendMode::Sync: rc = PMPI_Issend(buf, count, type, dest, tag, comm, &request); break;
-    case SendMode::Ready: rc = PMPI_Irsend(buf, count, type, dest, tag, comm, &request); break;
-  }
+  int rc = isend(buf, count, type, dest, tag, comm, mode, &request);
   if (rc != MPI_SUCCESS) return rc;
   MPI_Status st;
   wait(request, st);

@@ -44,11 +44,18 @@ void match_payload(MPI_Comm comm, MPI_Message *message, MPI_Status &st);
 // c3 never blocks inside MPICH; it polls and runs progress() (a sender may be blocked until then).
 void header_stage_started(Request &r);  // a table receive was posted
 void header_stage_over(Request &r);     // its header came, or it ended otherwise
-inline bool must_poll() { return rt().awaiting_headers > 0; }
+inline bool must_poll() { return !rt().awaiting.empty(); }
 // Completes the receives whose header came, posting payload receives.
-void progress();
+void complete_arrived_headers();
+inline void progress() {
+  if (must_poll()) complete_arrived_headers();
+}
 // PMPI_Wait that keeps progress() running when must_poll().
 void wait(MPI_Request &request, MPI_Status &st);
+
+// The nonblocking send of `mode` (MPI_Isend, MPI_Ibsend, MPI_Issend, MPI_Irsend).
+int isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+          SendMode mode, MPI_Request *request);
 
 // Blocking point-to-point calls on the program's behalf: their nonblocking forms and wait(),
 // straight to MPICH while nothing must be polled.

@@ -74,7 +74,7 @@ size_t receives_awaiting_headers() {
 
 // c3 holds nothing of a finished exchange: every test ends with this.
 void check_clean() {
-  CHECK(rt().awaiting_headers == 0);
+  CHECK(rt().awaiting.size() == 0);
   CHECK(receives_awaiting_headers() == 0);
   CHECK(payloads_pending() == 0);
   CHECK(rt().split_messages.empty());
@@ -211,15 +211,15 @@ TEST_CASE("split: which receives await a split header", "[split]") {
   std::vector<int> ints(5000);  // 20000 bytes
   MPI_Request rq[4];
   MPI_Irecv(large.data(), kLarge, MPI_BYTE, me, tag, MPI_COMM_WORLD, &rq[0]);
-  CHECK(rt().awaiting_headers == 1);
+  CHECK(rt().awaiting.size() == 1);
   CHECK(request_of(rq[0]).awaits_header);
   MPI_Irecv(bounce_limit.data(), int(bounce_limit.size()), MPI_BYTE, me, tag, MPI_COMM_WORLD,
             &rq[1]);
-  CHECK(rt().awaiting_headers == 1);  // a message for it is never split
+  CHECK(rt().awaiting.size() == 1);  // a message for it is never split
   MPI_Irecv(ints.data(), 5000, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &rq[2]);
-  CHECK(rt().awaiting_headers == 2);
+  CHECK(rt().awaiting.size() == 2);
   MPI_Irecv(other_comm.data(), kLarge, MPI_BYTE, 0, tag, MPI_COMM_SELF, &rq[3]);
-  CHECK(rt().awaiting_headers == 2);  // only MPI_COMM_WORLD has split messages
+  CHECK(rt().awaiting.size() == 2);  // only MPI_COMM_WORLD has split messages
   CHECK(split::must_poll());
   // In posting order, each receive takes one of these.
   const Bytes first = payload(size_t(kLarge), 1), second = payload(bounce_limit.size(), 2),
@@ -251,27 +251,27 @@ TEST_CASE("split: a cancelled large receive no longer awaits a header", "[split]
   Bytes large = buffer(kLarge);
   MPI_Request recv;
   MPI_Irecv(large.data(), kLarge, MPI_BYTE, me, tag, MPI_COMM_WORLD, &recv);
-  CHECK(rt().awaiting_headers == 1);
+  CHECK(rt().awaiting.size() == 1);
   MPI_Cancel(&recv);
   MPI_Status st;
   MPI_Wait(&recv, &st);
   int cancelled = 0;
   MPI_Test_cancelled(&st, &cancelled);
   CHECK(cancelled);
-  CHECK(rt().awaiting_headers == 0);
+  CHECK(rt().awaiting.size() == 0);
 
   // A persistent receive awaits a header only while it is active.
   MPI_Request persistent;
   MPI_Recv_init(large.data(), kLarge, MPI_BYTE, me, tag, MPI_COMM_WORLD, &persistent);
-  CHECK(rt().awaiting_headers == 0);
+  CHECK(rt().awaiting.size() == 0);
   for (int round = 0; round < 2; ++round) {
     MPI_Start(&persistent);
-    CHECK(rt().awaiting_headers == 1);
+    CHECK(rt().awaiting.size() == 1);
     MPI_Cancel(&persistent);
     MPI_Wait(&persistent, &st);
     MPI_Test_cancelled(&st, &cancelled);
     CHECK(cancelled);
-    CHECK(rt().awaiting_headers == 0);
+    CHECK(rt().awaiting.size() == 0);
   }
   MPI_Request_free(&persistent);
   check_clean();
@@ -560,7 +560,7 @@ TEST_CASE("split: a freed pending large receive still takes its message", "[spli
   }
   // The freed receive completes inside c3 as the program goes on calling MPI.
   const auto start = std::chrono::steady_clock::now();
-  while ((rt().awaiting_headers > 0 || payloads_pending() > 0) && seconds_since(start) < 5) {
+  while ((rt().awaiting.size() > 0 || payloads_pending() > 0) && seconds_since(start) < 5) {
     int flag = 0;
     MPI_Iprobe(me, tag + 1, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
   }
