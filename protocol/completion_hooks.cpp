@@ -109,18 +109,6 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
       complete_real_request(*r, st);
     }
   };
-  if (!split::must_poll()) {
-    // The common case, no split header to wait for: one MPICH call.
-    for (Request *r : pending)
-      if (r->real == MPI_REQUEST_NULL) wait_request(*r);  // diverged restart: reports it
-    reals.clear();
-    for (Request *r : pending) reals.push_back(r->real);
-    statuses.resize(reals.size());
-    indices.resize(reals.size());
-    for (size_t k = 0; k < reals.size(); ++k) indices[k] = int(k);
-    PMPI_Waitall(int(reals.size()), reals.data(), statuses.data());
-    complete_arrived(int(reals.size()));  // a split header for a small buffer: waited for below
-  }
   for (;;) {
     for (size_t k = 0; k < pending.size();) {
       if (pending[k]->done) {
@@ -132,6 +120,17 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
       }
     }
     if (pending.empty()) break;
+    if (!split::must_poll()) {
+      // No split header to wait for (none ever, or all of them came): one MPICH call.
+      reals.clear();
+      for (Request *r : pending) reals.push_back(r->real);
+      statuses.resize(reals.size());
+      indices.resize(reals.size());
+      for (size_t k = 0; k < reals.size(); ++k) indices[k] = int(k);
+      PMPI_Waitall(int(reals.size()), reals.data(), statuses.data());
+      complete_arrived(int(reals.size()));  // a split header for a small buffer: waited for next
+      continue;
+    }
     reals.clear();
     size_t awaiting_here = 0;
     for (Request *r : pending) {

@@ -137,7 +137,7 @@ int blocking_send(const void *buf, int count, MPI_Datatype type, int dest, int t
     // Nothing to suppress: straight to MPI, without an entry in the request table.
     Request r;
     count_sent(world_rank_of(comm, dest));
-    if (split::sends_split(comm, count, type, mode))
+    if (split::sends_split(comm, count, type))
       return split::send(buf, count, type, dest, tag, comm, mode, outgoing_header(), nullptr);
     piggyback::Wire w = piggyback::prepare_send(r, buf, count, type, outgoing_header());
     int rc = split::send_blocking(w.buf, w.count, w.type, dest, tag, comm, mode);
@@ -271,7 +271,8 @@ int on_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MP
   if (state().mode != Mode::Restore && source != MPI_PROC_NULL) {
     // No log to serve it from: straight to MPI, without an entry in the request table.
     Request r = local_receive(buf, count, datatype, source, tag, comm, state().next_posting++);
-    piggyback::Wire w = piggyback::prepare_recv(r, buf, count, datatype);
+    piggyback::Wire w =
+        piggyback::prepare_recv(r, buf, count, datatype, split::splits_large(comm));
     MPI_Status st;
     int rc = split::recv_blocking(const_cast<void *>(w.buf), w.count, w.type, source, tag, comm, st);
     finish_blocking(r, st);

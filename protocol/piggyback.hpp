@@ -61,8 +61,10 @@ Wire prepare_send(Request &r, const void *buf, int count, MPI_Datatype type, int
 bool contiguous(MPI_Datatype type);
 // count * size of `type` (cached per built-in type).
 int64_t payload_bytes(int count, MPI_Datatype type);
-// Same for a receive into (buf, count, type).
-Wire prepare_recv(Request &r, void *buf, int count, MPI_Datatype type);
+// Same for a receive into (buf, count, type). `inline_bounded`: no message on this communicator
+// carries more than kBounceLimit payload bytes with its header (larger ones travel split), so a
+// contiguous receive of any size takes its header through a bounce buffer of that size.
+Wire prepare_recv(Request &r, void *buf, int count, MPI_Datatype type, bool inline_bounded = false);
 // What a receive of the wire form found.
 enum class Arrival {
   Payload,      // header and payload: copied out, `st` counts the payload only

@@ -7,10 +7,13 @@
 
 #include <cstdint>
 #include <deque>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace c3::mpi {
@@ -86,6 +89,57 @@ struct CheckpointLog {
 
 enum class SendMode : uint8_t { Standard, Buffered, Sync, Ready };
 
+// Bytes that are overwritten before they are read: unlike std::string, growing does not
+// zero-fill (a 16 KiB bounce per large receive would otherwise cost a memset each time).
+class BounceBuffer {
+ public:
+  BounceBuffer() = default;
+  BounceBuffer(const BounceBuffer &o) { assign(o.data(), o.size_); }
+  BounceBuffer &operator=(const BounceBuffer &o) {
+    if (this != &o) assign(o.data(), o.size_);
+    return *this;
+  }
+  BounceBuffer(BounceBuffer &&o) noexcept { swap(o); }
+  BounceBuffer &operator=(BounceBuffer &&o) noexcept {
+    BounceBuffer moved(std::move(o));
+    swap(moved);
+    return *this;
+  }
+  void swap(BounceBuffer &o) noexcept {
+    std::swap(bytes_, o.bytes_);
+    std::swap(size_, o.size_);
+    std::swap(capacity_, o.capacity_);
+  }
+
+  char *data() { return bytes_.get(); }
+  char &operator[](size_t i) { return bytes_[i]; }
+  const char *data() const { return bytes_.get(); }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  bool empty() const { return size_ == 0; }
+  // Contents up to the old size are kept only when no reallocation happens.
+  void resize(size_t n) {
+    if (n > capacity_) {
+      bytes_.reset(new char[n]);
+      capacity_ = n;
+    }
+    size_ = n;
+  }
+  void assign(const char *from, size_t n) {
+    resize(n);
+    if (n) std::memcpy(bytes_.get(), from, n);
+  }
+  void clear() { size_ = 0; }
+  void release() {
+    bytes_.reset();
+    size_ = capacity_ = 0;
+  }
+
+ private:
+  std::unique_ptr<char[]> bytes_;
+  size_t size_ = 0, capacity_ = 0;
+};
+
 // One application request. The application holds a c3 handle naming this entry, so the same
 // value stays valid after a restart.
 struct Request {
@@ -106,7 +160,7 @@ struct Request {
   SavedStatus status;
   // Live only (not saved): the MPI side of an active request.
   MPI_Request real = MPI_REQUEST_NULL;
-  std::string bounce;     // header + payload for small messages
+  BounceBuffer bounce;    // header + payload for small messages
   int32_t header = 0;     // header of a large message (its wire type points here)
   MPI_Datatype wire = MPI_DATATYPE_NULL;  // struct type to free at completion
   bool wire_cached = false;

@@ -145,7 +145,8 @@ int start_send(Request &r) {
     r.done = true;
     return MPI_SUCCESS;
   }
-  if (r.send_mode == SendMode::Buffered && piggyback::contiguous(r.type)) {
+  const bool split = split::sends_split(comm, r.count, r.type);
+  if (r.send_mode == SendMode::Buffered && (split || piggyback::contiguous(r.type))) {
     // c3 buffers it: the payload is copied now and sent by an inner request that completes in
     // the background; the program's request is complete at once, as MPI_Bsend's is.
     Request *inner = nullptr;
@@ -154,9 +155,22 @@ int start_send(Request &r) {
     inner->kind = Request::Kind::Send;
     inner->persistent = false;
     inner->send_mode = SendMode::Standard;
-    piggyback::Wire w = piggyback::prepare_send(*inner, reinterpret_cast<const void *>(r.buf),
-                                                r.count, r.type, outgoing_header(), true);
-    int rc = PMPI_Isend(w.buf, w.count, w.type, r.peer, r.tag, comm, &inner->real);
+    int rc = MPI_SUCCESS;
+    if (split) {
+      // Packed, so the copy matches a receive of any type with the program's signature.
+      int room = 0, used = 0;
+      PMPI_Pack_size(r.count, r.type, comm, &room);
+      inner->bounce.resize(size_t(room));
+      PMPI_Pack(reinterpret_cast<const void *>(r.buf), r.count, r.type, inner->bounce.data(),
+                room, &used, comm);
+      inner->split_send = true;
+      rc = split::send(inner->bounce.data(), used, MPI_PACKED, r.peer, r.tag, comm,
+                       SendMode::Standard, outgoing_header(), &inner->real);
+    } else {
+      piggyback::Wire w = piggyback::prepare_send(*inner, reinterpret_cast<const void *>(r.buf),
+                                                  r.count, r.type, outgoing_header(), true);
+      rc = PMPI_Isend(w.buf, w.count, w.type, r.peer, r.tag, comm, &inner->real);
+    }
     orphan_request(ih);
     MPI_Status st;
     make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
@@ -164,7 +178,7 @@ int start_send(Request &r) {
     r.done = true;
     return rc;
   }
-  if (split::sends_split(comm, r.count, r.type, r.send_mode)) {
+  if (split) {
     r.split_send = true;
     return split::send(reinterpret_cast<const void *>(r.buf), r.count, r.type, r.peer, r.tag, comm,
                        r.send_mode, outgoing_header(), &r.real);
@@ -221,7 +235,8 @@ int start_recv(Request &r) {
       return MPI_SUCCESS;
     }
   }
-  piggyback::Wire w = piggyback::prepare_recv(r, reinterpret_cast<void *>(r.buf), r.count, r.type);
+  piggyback::Wire w = piggyback::prepare_recv(r, reinterpret_cast<void *>(r.buf), r.count, r.type,
+                                              split::splits_large(r.comm));
   int rc = PMPI_Irecv(const_cast<void *>(w.buf), w.count, w.type, r.effective_source,
                       r.effective_tag, r.comm, &r.real);
   if (rc == MPI_SUCCESS) split::header_stage_started(r);
@@ -371,7 +386,7 @@ int receive_matched(void *buf, int count, MPI_Datatype type, MPI_Message *messag
       rt().split_messages.erase(split_it);
       rc = PMPI_Imrecv(buf, count, type, message, &r->real);
     } else {
-      piggyback::Wire w = piggyback::prepare_recv(*r, buf, count, type);
+      piggyback::Wire w = piggyback::prepare_recv(*r, buf, count, type, split::splits_large(r->comm));
       rc = PMPI_Imrecv(const_cast<void *>(w.buf), w.count, w.type, message, &r->real);
     }
     if (rc != MPI_SUCCESS) {

@@ -20,27 +20,34 @@ struct HeaderSend {
   MPI_Request request = MPI_REQUEST_NULL;
 };
 std::deque<std::unique_ptr<HeaderSend>> g_header_sends;
+std::vector<std::unique_ptr<HeaderSend>> g_spare_header_sends;  // reused: one per large send
 
 void reap_header_sends() {
   while (!g_header_sends.empty()) {
     int flag = 0;
     PMPI_Test(&g_header_sends.front()->request, &flag, MPI_STATUS_IGNORE);
     if (!flag) return;
+    if (g_spare_header_sends.size() < 64) g_spare_header_sends.push_back(std::move(g_header_sends.front()));
     g_header_sends.pop_front();
   }
 }
 
 }  // namespace
 
-bool sends_split(MPI_Comm comm, int count, MPI_Datatype type, SendMode mode) {
-  return comm == MPI_COMM_WORLD && mode != SendMode::Buffered && rt().bulk != MPI_COMM_NULL &&
-         piggyback::payload_bytes(count, type) > piggyback::kBounceLimit;
+bool sends_split(MPI_Comm comm, int count, MPI_Datatype type) {
+  return splits_large(comm) && piggyback::payload_bytes(count, type) > piggyback::kBounceLimit;
 }
 
 int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
          SendMode mode, int32_t header, MPI_Request *request) {
   reap_header_sends();
-  auto pending = std::make_unique<HeaderSend>();
+  std::unique_ptr<HeaderSend> pending;
+  if (g_spare_header_sends.empty()) {
+    pending = std::make_unique<HeaderSend>();
+  } else {
+    pending = std::move(g_spare_header_sends.back());
+    g_spare_header_sends.pop_back();
+  }
   piggyback::encode_split_header(header, pending->wire);
   int rc = PMPI_Isend(pending->wire, piggyback::kSplitHeaderBytes, MPI_BYTE, dest, tag, comm,
                       &pending->request);
@@ -226,6 +233,7 @@ void setup() { PMPI_Comm_dup(MPI_COMM_WORLD, &rt().bulk); }
 void teardown() {
   for (auto &h : g_header_sends) PMPI_Wait(&h->request, MPI_STATUS_IGNORE);
   g_header_sends.clear();
+  g_spare_header_sends.clear();
   if (rt().bulk != MPI_COMM_NULL) PMPI_Comm_free(&rt().bulk);
 }
 

@@ -15,11 +15,17 @@
 
 namespace c3::mpi::split {
 
-// Whether a send of (count, type) on `comm` travels split: above the bounce limit, on
-// MPI_COMM_WORLD (other communicators have no bulk duplicate), not buffered (c3 copies those).
-bool sends_split(MPI_Comm comm, int count, MPI_Datatype type, SendMode mode);
+// Whether large messages on `comm` travel split: on MPI_COMM_WORLD (other communicators have no
+// bulk duplicate). Then every message there above the bounce limit does, so a message that
+// carries its header inline has at most kBounceLimit payload bytes.
+inline bool splits_large(MPI_Comm comm) {
+  return comm == MPI_COMM_WORLD && rt().bulk != MPI_COMM_NULL;
+}
+// Whether a send of (count, type) on `comm` travels split.
+bool sends_split(MPI_Comm comm, int count, MPI_Datatype type);
 
-// Sends the header, then starts the payload (`request`) or sends it (`request` null).
+// Sends the header, then starts the payload (`request`) or sends it (`request` null). A buffered
+// send comes here as c3's packed copy (MPI_PACKED, standard mode).
 int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
          SendMode mode, int32_t header, MPI_Request *request);
 

@@ -171,7 +171,7 @@ ProtocolState sample_state() {
   for (size_t i = 0; i < std::size(recv.status.words); ++i) recv.status.words[i] = int(i) * 100 - 1;
   // Live MPI state is never saved.
   recv.real = MPI_Request(int(0xac000003u));
-  recv.bounce = "live";
+  recv.bounce.assign("live", 4);
   recv.header = 0x5c300001;
   recv.wire = MPI_INT;
   recv.wire_cached = true;
