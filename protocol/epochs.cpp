@@ -33,6 +33,7 @@ namespace {
 constexpr int kTagInitiated = 1;  // {epoch, messages the sender sent us in epoch - 1}
 constexpr int kTagFinal = 2;      // {newest checkpoint the sender committed}
 constexpr int kTagAllInitiated = 3;  // {epoch}: the sender has Checkpoint-Initiated from all
+constexpr int kTagLoggingEnded = 4;  // {epoch}: the sender left NonDet-Log
 
 ProtocolState &g_state = g_protocol_state;
 Runtime &g_rt = g_runtime;
@@ -42,6 +43,11 @@ void handle_control(int source, int tag, const uint64_t (&msg)[2]) {
   if (tag == kTagAllInitiated) {
     // Always of the current epoch: the sender had our Checkpoint-Initiated of it.
     if (msg[0] == st.epoch) ++g_rt.all_initiated_from;
+    return;
+  }
+  if (tag == kTagLoggingEnded) {
+    // Of this epoch, or of an older one that this rank has left behind too.
+    if (msg[0] == st.epoch) g_rt.logging_ended_elsewhere = true;
     return;
   }
   if (tag == kTagInitiated) {
@@ -236,6 +242,7 @@ void enter_checkpoint() {
   st.expected_late[size_t(g_rt.rank)] = st.sent[size_t(g_rt.rank)];
   g_rt.sent_all_initiated = false;
   g_rt.all_initiated_from = 0;
+  g_rt.logging_ended_elsewhere = false;
   g_rt.initiated_counts = st.sent;  // what Checkpoint-Initiated tells each peer
   st.sent.assign(size_t(n), 0);
   st.received[(st.epoch + 2) & 3].assign(size_t(n), 0);  // colour epoch-2, free again
@@ -273,8 +280,9 @@ void maybe_advance() {
         if (q != g_rt.rank) post_control(q, kTagAllInitiated, st.epoch, 0);
     }
     // Logging ends only once every rank has all Checkpoint-Initiated: until then a rank that
-    // still logs may receive our messages, and its replay needs them to be the same.
-    if (g_rt.all_initiated_from < g_rt.size) return;
+    // still logs may receive our messages, and its replay needs them to be the same. A rank
+    // that ended its logging knew that already (or learnt it from one that did).
+    if (g_rt.all_initiated_from < g_rt.size && !g_rt.logging_ended_elsewhere) return;
     end_nondet_log();
     return;
   }
@@ -289,6 +297,11 @@ void end_nondet_log() {
   // must not expect it.
   st.log.calls_logged_until = g_depth > 0 ? g_hook_first_call : st.next_call;
   set_mode(Mode::RecvOnlyLog);
+  // Our messages from now on carry a cleared logging bit, but a probe cannot see it: this notice
+  // goes ahead of them (one MPICH connection per peer delivers in order), so a rank that still
+  // logs learns it before it could log a probe's match of one of them.
+  for (int q = 0; q < g_rt.size; ++q)
+    if (q != g_rt.rank) post_control(q, kTagLoggingEnded, st.epoch, 0);
   maybe_advance();
 }
 

@@ -251,6 +251,7 @@ struct Runtime {
   std::vector<std::pair<int, uint64_t>> final_from;   // early MPI_Finalize notices
   bool sent_all_initiated = false;  // told every rank we have all Checkpoint-Initiated
   int all_initiated_from = 0;       // ranks known to have all Checkpoint-Initiated (us included)
+  bool logging_ended_elsewhere = false;  // a rank left NonDet-Log of this epoch (so all may)
   std::map<MPI_Message, MPI_Comm> message_comms;  // matched by MPI_Mprobe, not yet received
   MPI_Comm bulk = MPI_COMM_NULL;  // payloads of split messages on MPI_COMM_WORLD
   std::map<MPI_Message, int32_t> split_messages;  // a matched split message's payload -> header
