@@ -80,6 +80,12 @@ bool suppress_was_early(int world_dest, MPI_Comm comm, int tag);
 // Restart: the first late message in the log matching (comm, source, tag); removes it.
 bool take_late_message(MPI_Comm comm, int source, int tag, LateMessage &out);
 const LateMessage *peek_late_message(MPI_Comm comm, int source, int tag);
+// A probe (call number `call`, the program's source and tag) matched (comm, source, tag): in
+// RecvOnly-Log a wildcard match is kept until a receive of it shows whether to log it.
+void probe_matched(uint64_t call, MPI_Comm comm, int wanted_source, int wanted_tag, int source,
+                   int tag);
+// Restart: a wildcard probe's match logged in RecvOnly-Log; false if none.
+bool logged_probe_match(uint64_t call, int &source, int &tag);
 
 // --- non-determinism (nondet.cpp)
 uint64_t next_call();

@@ -101,6 +101,7 @@ void commit_locally() {
   const uint64_t number = checkpoint_number(st.epoch);
   fault::reached(FaultStage::RecvOnlyLog, number);
   set_mode(Mode::Run);
+  g_rt.unconfirmed_probes.clear();
   CheckpointDir dir(config().ckpt_dir);
   if (st.failed_epoch == st.epoch) return;  // its state file was never written
   try {
@@ -243,6 +244,7 @@ void enter_checkpoint() {
   g_rt.sent_all_initiated = false;
   g_rt.all_initiated_from = 0;
   g_rt.logging_ended_elsewhere = false;
+  g_rt.unconfirmed_probes.clear();
   g_rt.initiated_counts = st.sent;  // what Checkpoint-Initiated tells each peer
   st.sent.assign(size_t(n), 0);
   st.received[(st.epoch + 2) & 3].assign(size_t(n), 0);  // colour epoch-2, free again

@@ -40,6 +40,8 @@ int matching_probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag,
     tag = o.tag;
     blocking = true;
   }
+  const int wanted_source = source, wanted_tag = tag;
+  if (logged_probe_match(call, source, tag)) blocking = true;  // its sender sends it again
   LateMessage logged;
   if (take_late_message(comm, source, tag, logged)) {
     make_status(st, logged.source, logged.tag, int64_t(logged.payload.size()));
@@ -64,6 +66,7 @@ int matching_probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag,
   }
   if (flag) *flag = found;
   if (found) before_logging_probe();
+  if (found) probe_matched(call, comm, wanted_source, wanted_tag, st.MPI_SOURCE, st.MPI_TAG);
   log_outcome(call, found, {}, found ? st.MPI_SOURCE : 0, found ? st.MPI_TAG : 0, int64_t(bytes));
   if (found && status != MPI_STATUS_IGNORE) *status = st;
   return MPI_SUCCESS;

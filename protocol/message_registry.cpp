@@ -82,7 +82,39 @@ void message_received(MPI_Comm comm, int source, int tag, int32_t header, const 
   if (wildcard && (st.mode == Mode::NonDetLog ||
                    (st.mode == Mode::RecvOnlyLog && (late || sender_logging))))
     st.log.resolutions[posting] = Resolution{source, tag};
+  // The same holds for wildcard probes of this message, whose sender's logging bit only the
+  // receive shows. (A sender's later messages carry the bit only if its earlier ones did.)
+  auto &probes = rt().unconfirmed_probes;
+  if (!probes.empty()) {
+    size_t kept = 0;
+    for (const auto &p : probes) {
+      if (p.comm == comm && p.source == source && p.tag == tag) {
+        if (st.mode == Mode::RecvOnlyLog && (late || sender_logging))
+          st.log.probe_resolutions[p.call] = Resolution{source, tag};
+      } else {
+        probes[kept++] = p;
+      }
+    }
+    probes.resize(kept);
+  }
   if (late) maybe_advance();
+}
+
+void probe_matched(uint64_t call, MPI_Comm comm, int wanted_source, int wanted_tag, int source,
+                   int tag) {
+  if (state().mode != Mode::RecvOnlyLog) return;
+  if (wanted_source != MPI_ANY_SOURCE && wanted_tag != MPI_ANY_TAG) return;
+  rt().unconfirmed_probes.push_back(Runtime::ProbedMatch{call, comm, source, tag});
+}
+
+bool logged_probe_match(uint64_t call, int &source, int &tag) {
+  const ProtocolState &st = state();
+  if (st.mode != Mode::Restore) return false;
+  auto it = st.replay.probe_resolutions.find(call);
+  if (it == st.replay.probe_resolutions.end()) return false;
+  source = it->second.source;
+  tag = it->second.tag;
+  return true;
 }
 
 bool suppress_was_early(int world_dest, MPI_Comm comm, int tag) {

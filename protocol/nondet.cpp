@@ -54,6 +54,9 @@ void maybe_end_restore() {
     if (r.first >= st.next_posting) return;
   for (const auto &c : st.replay.cancelled)
     if (c.first >= st.next_posting) return;
+  if (!st.replay.probe_resolutions.empty() &&
+      st.replay.probe_resolutions.rbegin()->first >= st.next_call)
+    return;
   set_mode(Mode::Run);
   st.replay = CheckpointLog{};
 }

@@ -199,6 +199,8 @@ int probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag, MPI_Stat
     }
     return MPI_SUCCESS;
   }
+  const int wanted_source = source, wanted_tag = tag;
+  if (logged_probe_match(call, source, tag)) blocking = true;  // its sender sends it again
   if (const LateMessage *m = peek_late_message(comm, source, tag)) {
     make_status(st, m->source, m->tag, int64_t(m->payload.size()));
     if (flag) *flag = 1;
@@ -213,7 +215,9 @@ int probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag, MPI_Stat
     *flag = found;
   }
   bool found = blocking || *flag;
+  if (flag && blocking) *flag = 1;
   if (found) before_logging_probe();
+  if (found) probe_matched(call, comm, wanted_source, wanted_tag, st.MPI_SOURCE, st.MPI_TAG);
   MPI_Count bytes = 0;
   if (found) PMPI_Get_elements_x(&st, MPI_BYTE, &bytes);
   log_outcome(call, found ? 1 : 0, {}, found ? st.MPI_SOURCE : 0, found ? st.MPI_TAG : 0,

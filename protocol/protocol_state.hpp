@@ -75,16 +75,21 @@ struct CheckpointLog {
   std::map<uint64_t, Resolution> resolutions;
   std::map<uint64_t, int> cancelled;  // posting id -> whether MPI_Cancel of the receive succeeded
   uint64_t calls_logged_until = 0;    // calls below this number are in `outcomes`
+  // RecvOnly-Log: call number -> a wildcard probe's match, once a receive showed that match came
+  // from a sender that still logged (or was late).
+  std::map<uint64_t, Resolution> probe_resolutions;
   // statistics
   uint64_t late_bytes = 0;
   uint64_t early_messages = 0;
   uint64_t nondet_ns = 0, recvonly_ns = 0;
   template <class Archive>
   void serialize(Archive &ar, unsigned) {
-    ar &late &outcomes &resolutions &cancelled &calls_logged_until &late_bytes &early_messages
-        &nondet_ns &recvonly_ns;
+    ar &late &outcomes &resolutions &cancelled &calls_logged_until &probe_resolutions
+        &late_bytes &early_messages &nondet_ns &recvonly_ns;
   }
-  uint64_t logged_events() const { return outcomes.size() + resolutions.size() + cancelled.size(); }
+  uint64_t logged_events() const {
+    return outcomes.size() + resolutions.size() + cancelled.size() + probe_resolutions.size();
+  }
 };
 
 enum class SendMode : uint8_t { Standard, Buffered, Sync, Ready };
@@ -252,6 +257,12 @@ struct Runtime {
   bool sent_all_initiated = false;  // told every rank we have all Checkpoint-Initiated
   int all_initiated_from = 0;       // ranks known to have all Checkpoint-Initiated (us included)
   bool logging_ended_elsewhere = false;  // a rank left NonDet-Log of this epoch (so all may)
+  // RecvOnly-Log: wildcard probes' matches whose sender's logging bit a receive has yet to show.
+  struct ProbedMatch {
+    uint64_t call;
+    int comm, source, tag;
+  };
+  std::vector<ProbedMatch> unconfirmed_probes;
   std::map<MPI_Message, MPI_Comm> message_comms;  // matched by MPI_Mprobe, not yet received
   MPI_Comm bulk = MPI_COMM_NULL;  // payloads of split messages on MPI_COMM_WORLD
   std::map<MPI_Message, int32_t> split_messages;  // a matched split message's payload -> header

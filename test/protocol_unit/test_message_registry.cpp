@@ -120,6 +120,60 @@ TEST_CASE("message registry: which wildcard matches are logged", "[registry]") {
   }
 }
 
+// A probe does not see the logging bit; the receive of what it matched does. In RecvOnly-Log
+// a wildcard probe's match is logged once that receive shows the sender still logged (or the
+// message was late), so the replay gives the probe the same message.
+TEST_CASE("message registry: wildcard probe matches in RecvOnly-Log wait for their receive",
+          "[registry]") {
+  StateGuard guard;
+  ProtocolState &st = state();
+  rt().unconfirmed_probes.clear();
+  SECTION("only wildcard probes are kept, and only in RecvOnly-Log") {
+    in_epoch_five(Mode::NonDetLog);  // there the probe's outcome itself is logged
+    probe_matched(30, MPI_COMM_WORLD, MPI_ANY_SOURCE, 4, 0, 4);
+    CHECK(rt().unconfirmed_probes.empty());
+    in_epoch_five(Mode::RecvOnlyLog);
+    probe_matched(31, MPI_COMM_WORLD, 0, 4, 0, 4);  // nothing to choose
+    CHECK(rt().unconfirmed_probes.empty());
+  }
+  SECTION("a receive from a sender that still logs confirms every probe of its channel") {
+    in_epoch_five(Mode::RecvOnlyLog);
+    probe_matched(40, MPI_COMM_WORLD, MPI_ANY_SOURCE, 4, 0, 4);
+    probe_matched(41, MPI_COMM_WORLD, 0, MPI_ANY_TAG, 0, 4);  // the same message, polled again
+    probe_matched(42, MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 9);  // another channel
+    receive(5, true, false, 7, 4);
+    REQUIRE(st.log.probe_resolutions.size() == 2);
+    CHECK(st.log.probe_resolutions[40].source == 0);
+    CHECK(st.log.probe_resolutions[40].tag == 4);
+    CHECK(st.log.probe_resolutions[41].tag == 4);
+    REQUIRE(rt().unconfirmed_probes.size() == 1);
+    CHECK(rt().unconfirmed_probes[0].call == 42);
+    CHECK(st.log.logged_events() == 2);
+    receive(5, false, false, 8, 9);  // its sender no longer logs: it replays nothing of it
+    CHECK(st.log.probe_resolutions.count(42) == 0);
+    CHECK(rt().unconfirmed_probes.empty());
+  }
+  SECTION("a late message confirms too") {
+    in_epoch_five(Mode::RecvOnlyLog);
+    probe_matched(50, MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 12);
+    receive(4, false, false, 9, 12);
+    CHECK(st.log.probe_resolutions.count(50) == 1);
+    CHECK(st.log.late.size() == 1);
+  }
+  SECTION("the restart finds a logged match by call number, in Restore only") {
+    in_epoch_five(Mode::Restore);
+    st.replay.probe_resolutions[60] = Resolution{3, 14};
+    int source = -1, tag = -1;
+    CHECK_FALSE(logged_probe_match(59, source, tag));
+    REQUIRE(logged_probe_match(60, source, tag));
+    CHECK(source == 3);
+    CHECK(tag == 14);
+    st.mode = Mode::Run;
+    CHECK_FALSE(logged_probe_match(60, source, tag));
+  }
+  rt().unconfirmed_probes.clear();
+}
+
 TEST_CASE("message registry: impossible messages end the process", "[registry]") {
   struct Case {
     const char *scenario, *message;

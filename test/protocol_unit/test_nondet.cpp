@@ -169,6 +169,16 @@ TEST_CASE("nondet: the restore ends after the last logged call once nothing else
     maybe_end_restore();
     CHECK(st.mode == Mode::Run);
   }
+  SECTION("a probe match logged for a future call keeps Restore") {
+    start_replay({}, 1);
+    st.replay.probe_resolutions[3] = Resolution{1, 2};
+    st.next_call = 3;
+    maybe_end_restore();
+    CHECK(st.mode == Mode::Restore);
+    st.next_call = 4;
+    maybe_end_restore();
+    CHECK(st.mode == Mode::Run);
+  }
   SECTION("outside Restore nothing happens") {
     start_replay({}, 1);
     st.mode = Mode::NonDetLog;
@@ -218,4 +228,62 @@ TEST_CASE("nondet: a call the log has no outcome for ends the process", "[nondet
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("c3: error: restart diverged: no logged outcome for "
                                     "non-deterministic call 2"));
+}
+
+// Through the hooks, messages to this rank itself: RecvOnly-Log logs a wildcard probe's match
+// from a sender that still logged, and the restart's probe gets that message again although
+// another one arrived first.
+TEST_CASE("nondet: a wildcard probe's match in RecvOnly-Log is logged and replayed",
+          "[nondet]") {
+  StateGuard guard;
+  ProtocolState &st = state();
+  int me = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  const int first_tag = 7410, second_tag = 7411;
+  rt().unconfirmed_probes.clear();
+  std::fill(st.initiated.begin(), st.initiated.end(), 0);  // no mode change meanwhile
+  st.log = CheckpointLog{};
+  st.mode = Mode::NonDetLog;  // the sender still logs when it sends
+  update_attention();
+  int value = 17, got = 0;
+  MPI_Request sends[2];  // nonblocking: a one-rank job sends to itself only once it receives
+  MPI_Isend(&value, 1, MPI_INT, me, first_tag, MPI_COMM_WORLD, &sends[0]);
+  st.mode = Mode::RecvOnlyLog;  // the receiver has stopped logging when it probes
+  update_attention();
+  const uint64_t probe_call = st.next_call;
+  MPI_Status status;
+  MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+  CHECK(status.MPI_TAG == first_tag);
+  CHECK(st.log.probe_resolutions.empty());  // the receive shows the logging bit
+  MPI_Recv(&got, 1, MPI_INT, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  CHECK(got == 17);
+  MPI_Wait(&sends[0], MPI_STATUS_IGNORE);
+  REQUIRE(st.log.probe_resolutions.count(probe_call) == 1);
+  CHECK(st.log.probe_resolutions[probe_call].tag == first_tag);
+  CHECK(st.log.probe_resolutions[probe_call].source == me);
+
+  // The restart: this time another message comes first.
+  st.mode = Mode::Restore;
+  st.replay = CheckpointLog{};
+  st.replay.probe_resolutions[5] = Resolution{me, second_tag};
+  st.replay.calls_logged_until = 1;
+  st.replay_next_outcome = 0;
+  st.pool.clear();
+  st.was_early.clear();
+  st.next_call = 5;
+  update_attention();
+  int a = 1, b = 2;
+  MPI_Isend(&a, 1, MPI_INT, me, first_tag, MPI_COMM_WORLD, &sends[0]);
+  MPI_Isend(&b, 1, MPI_INT, me, second_tag, MPI_COMM_WORLD, &sends[1]);
+  int flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+  CHECK(flag == 1);
+  CHECK(status.MPI_TAG == second_tag);
+  CHECK(st.mode == Mode::Run);  // nothing left to replay
+  MPI_Recv(&got, 1, MPI_INT, me, second_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  CHECK(got == 2);
+  MPI_Recv(&got, 1, MPI_INT, me, first_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  CHECK(got == 1);
+  MPI_Waitall(2, sends, MPI_STATUSES_IGNORE);
+  rt().unconfirmed_probes.clear();
 }
