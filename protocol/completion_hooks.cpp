@@ -352,21 +352,7 @@ int on_Request_free(MPI_Request *request) noexcept {
 
 int on_Cancel(MPI_Request *request) noexcept {
   Entry entry;
-  Request &r = request_of(*request);
-  if (!r.active || r.done) return MPI_SUCCESS;
-  if (r.replay_cancel) {
-    MPI_Status st;
-    make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
-    PMPI_Status_set_cancelled(&st, 1);
-    std::memcpy(r.status.words, &st, sizeof st);
-    r.done = true;
-    return MPI_SUCCESS;
-  }
-  // A split message's header went out or was matched: like a matched receive, it completes.
-  if (r.payload_pending || r.split_send) return MPI_SUCCESS;
-  if (r.replay_keep) return MPI_SUCCESS;  // the logged run's cancel failed
-  if (r.kind == Request::Kind::Recv) r.cancel_asked = true;
-  return r.real == MPI_REQUEST_NULL ? MPI_SUCCESS : PMPI_Cancel(&r.real);
+  return cancel_request(request_of(*request));
 }
 
 // Statuses handed out by c3 already count the payload only.

@@ -109,6 +109,8 @@ int start_recv(Request &r);       // posts (or serves from the log) an active re
 void complete_real_request(Request &r, MPI_Status &st);
 // Same, then waits for the payload if a split header came.
 void finish_blocking(Request &r, MPI_Status &st);
+// MPI_Cancel of `r`: replays the logged run's outcome in Restore.
+int cancel_request(Request &r);
 bool test_request(Request &r);    // true when complete (r.done)
 void wait_request(Request &r);
 // Hands a completed request's status to the program; frees non-persistent ones.

@@ -173,7 +173,7 @@ struct Request {
   // Split messages (split_transfer.hpp): `real` is the payload's transfer.
   bool payload_pending = false;  // receive: the header arrived, the payload is on its way
   bool split_send = false;       // send: the header is out, `real` sends the payload
-  bool cancel_asked = false;     // receive: the program called MPI_Cancel on this activation
+  bool cancel_asked = false;     // receive: the program called MPI_Cancel on this activation (saved)
   bool replay_keep = false;      // restart: MPI_Cancel of this receive failed in the logged run
   bool awaits_header = false;    // receive: may get a split header (split::must_poll)
   int32_t split_header = 0;      // receive: the header that came first
@@ -181,7 +181,7 @@ struct Request {
   template <class Archive>
   void serialize(Archive &ar, unsigned) {
     ar &kind &send_mode &persistent &active &done &replay_cancel &buf &count &type &peer &tag
-        &comm &posting &status;
+        &comm &posting &status &cancel_asked;
   }
 };
 

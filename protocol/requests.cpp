@@ -16,7 +16,39 @@ constexpr uint32_t kRequestType = 0xbu << 26;
 constexpr uint32_t kIndexMask = (1u << 25) - 1;
 std::vector<size_t> g_orphans;  // freed by the program while still active
 
+// A cancel that lost the race (the receive got `header`'s message) is as non-deterministic as
+// one that won. Logged as wildcard matches are, after message_received had its say on the mode:
+// in NonDet-Log, and in RecvOnly-Log when the sender still logged or the message was late.
+void log_failed_cancel(const Request &r, int32_t header) {
+  ProtocolState &st = state();
+  if (!r.cancel_asked) return;
+  int colour = 0;
+  bool sender_logging = false;
+  piggyback::read_header(header, colour, sender_logging);
+  const int mine = int(st.epoch & 3);
+  const bool replayed = (colour == mine && sender_logging) || colour == ((mine + 3) & 3);
+  if (st.mode == Mode::NonDetLog || (st.mode == Mode::RecvOnlyLog && replayed))
+    st.log.cancelled[r.posting] = 0;
+}
+
 }  // namespace
+
+int cancel_request(Request &r) {
+  if (!r.active || r.done) return MPI_SUCCESS;
+  if (r.replay_cancel) {
+    MPI_Status st;
+    make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+    PMPI_Status_set_cancelled(&st, 1);
+    std::memcpy(r.status.words, &st, sizeof st);
+    r.done = true;
+    return MPI_SUCCESS;
+  }
+  // A split message's header went out or was matched: like a matched receive, it completes.
+  if (r.payload_pending || r.split_send) return MPI_SUCCESS;
+  if (r.replay_keep) return MPI_SUCCESS;  // the logged run's cancel failed
+  if (r.kind == Request::Kind::Recv) r.cancel_asked = true;
+  return r.real == MPI_REQUEST_NULL ? MPI_SUCCESS : PMPI_Cancel(&r.real);
+}
 
 void complete_real_request(Request &r, MPI_Status &st) {
   r.real = MPI_REQUEST_NULL;
@@ -28,11 +60,10 @@ void complete_real_request(Request &r, MPI_Status &st) {
       r.payload_pending = false;
       message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, r.split_header,
                        reinterpret_cast<const void *>(r.buf), status_bytes(st), wildcard, r.posting);
+      log_failed_cancel(r, r.split_header);
     } else if (status_cancelled(st)) {
       if (state().mode == Mode::NonDetLog) state().log.cancelled[r.posting] = 1;
     } else if (st.MPI_SOURCE != MPI_PROC_NULL) {
-      // A cancel that lost the race is as non-deterministic as one that won.
-      if (r.cancel_asked && state().mode == Mode::NonDetLog) state().log.cancelled[r.posting] = 0;
       int32_t header = 0;
       switch (piggyback::finish_recv(r, st, header)) {
         case piggyback::Arrival::NoHeader:
@@ -46,6 +77,7 @@ void complete_real_request(Request &r, MPI_Status &st) {
           message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, header,
                            reinterpret_cast<const void *>(r.buf), status_bytes(st), wildcard,
                            r.posting);
+          log_failed_cancel(r, header);
           break;
       }
     }
@@ -344,8 +376,11 @@ void repost_after_restart() {
   uint64_t saved_next = st.next_posting;
   for (size_t i : order) {
     Request &r = table[i];
+    const bool cancel_asked = r.cancel_asked;
     st.next_posting = r.posting;  // start_recv takes the request's own posting id again
     start_recv(r);
+    // The program asked before the checkpoint and will not ask again: ask now (or replay).
+    if (cancel_asked) cancel_request(r);
   }
   st.next_posting = saved_next;
 }

@@ -59,6 +59,8 @@ CheckpointLog sample_log(size_t big_payload) {
   log.resolutions[5] = Resolution{1, 9};
   log.resolutions[8] = Resolution{0, 3};
   log.cancelled[6] = 1;
+  log.cancelled[7] = 0;
+  log.probe_resolutions[44] = Resolution{2, 11};
   log.calls_logged_until = 21;
   log.early_messages = 4;
   log.nondet_ns = 1500000000;
@@ -92,6 +94,12 @@ void require_same(const CheckpointLog &a, const CheckpointLog &b) {
     CHECK(b.resolutions.at(posting).tag == res.tag);
   }
   CHECK(a.cancelled == b.cancelled);
+  REQUIRE(a.probe_resolutions.size() == b.probe_resolutions.size());
+  for (const auto &[call, res] : a.probe_resolutions) {
+    REQUIRE(b.probe_resolutions.count(call));
+    CHECK(b.probe_resolutions.at(call).source == res.source);
+    CHECK(b.probe_resolutions.at(call).tag == res.tag);
+  }
   CHECK(a.calls_logged_until == b.calls_logged_until);
   CHECK(a.late_bytes == b.late_bytes);
   CHECK(a.early_messages == b.early_messages);
@@ -168,6 +176,7 @@ ProtocolState sample_state() {
   recv.tag = MPI_ANY_TAG;
   recv.comm = int(0x84000003);
   recv.posting = 76;
+  recv.cancel_asked = true;  // asked before the checkpoint: the restart asks again
   for (size_t i = 0; i < std::size(recv.status.words); ++i) recv.status.words[i] = int(i) * 100 - 1;
   // Live MPI state is never saved.
   recv.real = MPI_Request(int(0xac000003u));
@@ -206,6 +215,7 @@ void require_same_request(const Request &a, const Request &b) {
   CHECK(a.tag == b.tag);
   CHECK(a.comm == b.comm);
   CHECK(a.posting == b.posting);
+  CHECK(a.cancel_asked == b.cancel_asked);
   CHECK(std::equal(std::begin(a.status.words), std::end(a.status.words), std::begin(b.status.words)));
 }
 
@@ -251,7 +261,7 @@ TEST_CASE("protocol files: write_log/read_log round trip", "[files]") {
     CHECK(fields["late_messages"] == "3");
     CHECK(fields["late_bytes"] == std::to_string(log.late_bytes));
     CHECK(fields["early_messages"] == "4");
-    CHECK(fields["logged_events"] == "5");
+    CHECK(fields["logged_events"] == "7");  // outcomes, resolutions, cancels, probe matches
     CHECK(fields["nondet_log_s"] == "1.500");
     CHECK(fields["recvonly_log_s"] == "0.250");
   }
@@ -278,7 +288,7 @@ TEST_CASE("protocol files: stats_line", "[files]") {
   CHECK(files::stats_line(CheckpointLog{}) ==
         "late messages 0 (0 bytes), early messages 0, logged events 0");
   const CheckpointLog log = sample_log(1000);
-  CHECK(files::stats_line(log) == "late messages 3 (1012 bytes), early messages 4, logged events 5");
+  CHECK(files::stats_line(log) == "late messages 3 (1012 bytes), early messages 4, logged events 7");
 }
 
 TEST_CASE("protocol files: every damaged byte of a log is refused", "[files]") {

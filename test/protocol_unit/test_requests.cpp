@@ -3,9 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "core.hpp"
+#include "piggyback.hpp"
 #include "unit_support.hpp"
 
 using namespace c3::mpi;
@@ -235,4 +237,75 @@ TEST_CASE("requests: persistent requests survive delivery", "[requests]") {
     CHECK_FALSE(r->active);
   }
   free_request(h);
+}
+
+// A receive the program cancelled before the checkpoint, not complete at it: the restarted
+// program does not call MPI_Cancel again, so the restart asks for it (or replays the logged
+// outcome of the cancel: succeeded, or lost to a message).
+TEST_CASE("requests: a cancel asked before the checkpoint is asked again at restart",
+          "[requests]") {
+  EmptyTable guard;
+  ProtocolState &st = state();
+  const int me = c3::mpi::test::world_rank();
+  const int tag = 7520;
+  int got = -1;
+  // The checkpointed table: one active receive whose cancel was asked.
+  auto checkpointed_receive = [&](uint64_t posting) {
+    Request *r = nullptr;
+    MPI_Request h = new_request(Request::Kind::Recv, &r);
+    r->active = true;
+    r->buf = reinterpret_cast<uintptr_t>(&got);
+    r->count = 1;
+    r->type = MPI_INT;
+    r->peer = me;
+    r->tag = tag;
+    r->comm = MPI_COMM_WORLD;
+    r->posting = posting;
+    r->cancel_asked = true;
+    return h;
+  };
+  auto restart = [&](std::map<uint64_t, int> cancelled) {
+    st.mode = Mode::Restore;
+    st.replay = CheckpointLog{};
+    st.replay.cancelled = std::move(cancelled);
+    st.pool.clear();
+    st.was_early.clear();
+    st.next_posting = 100;
+    repost_after_restart();
+  };
+  auto cancelled = [](MPI_Request &h) {
+    MPI_Status status;
+    wait_request(request_of(h));
+    deliver(h, &status);
+    int flag = -1;
+    PMPI_Test_cancelled(&status, &flag);
+    return flag;
+  };
+  SECTION("nothing logged: cancelled live") {
+    MPI_Request h = checkpointed_receive(40);
+    restart({});
+    CHECK(request_of(h).cancel_asked);
+    CHECK(cancelled(h) == 1);
+  }
+  SECTION("logged as cancelled: nothing is posted") {
+    MPI_Request h = checkpointed_receive(41);
+    restart({{41, 1}});
+    CHECK(request_of(h).real == MPI_REQUEST_NULL);
+    CHECK(cancelled(h) == 1);
+  }
+  SECTION("logged as lost: the receive gets its message") {
+    MPI_Request h = checkpointed_receive(42);
+    restart({{42, 0}});
+    CHECK(request_of(h).real != MPI_REQUEST_NULL);
+    int value = 31;
+    MPI_Request send = MPI_REQUEST_NULL;
+    const int32_t header = piggyback::make_header(st.epoch, false);
+    unsigned char wire[8];
+    std::memcpy(wire, &header, 4);
+    std::memcpy(wire + 4, &value, 4);
+    PMPI_Isend(wire, 8, MPI_BYTE, me, tag, MPI_COMM_WORLD, &send);
+    CHECK(cancelled(h) == 0);
+    CHECK(got == 31);
+    PMPI_Wait(&send, MPI_STATUS_IGNORE);
+  }
 }
