@@ -7,7 +7,8 @@
 #   run_mpi_case.sh build <work> <c3cc> <mpicc> <mpiexec> <c3> <program.c> <ranks>
 #       builds <work>/ref/<name> and <work>/c3/<name>, runs the reference twice (both runs must
 #       print the same: the program's own determinism) and times one c3 run.
-#   run_mpi_case.sh <action> <work> [params] [--env VAR=value]...
+#   run_mpi_case.sh <action> <work> [params] [--env VAR=value]... [--killed-env VAR=value]...
+#                   [--restart-env VAR=value]...
 #       actions (each described where it is handled below):
 #       uninterrupted <min checkpoints> [messages] | fault <C3_FAULT> | twice <fault> <fault> |
 #       kill [seed] | wrong-ranks <fault> | damaged <checkpoint> <rank> [c3|log] |
@@ -144,9 +145,16 @@ PROG=$WORK/c3/$NAME
 [ -x "$PROG" ] || die "no executable $PROG"
 SCRATCH_TAG=""
 positional=()
+# Settings for the run that is killed (the first run of fault, twice, wrong-ranks, damaged and
+# kill) and for every restart. LD_PRELOAD among them goes to the ranks only; a killed run that
+# preloads a library must show a line of it starting with "preload: " on stderr (what it did).
+KILLED_ENV=()
+RESTART_ENV=()
 while [ $# -gt 0 ]; do
   case $1 in
   --env) export "${2?}"; SCRATCH_TAG+="-${2%%=*}"; shift 2 ;; # for every run of this test
+  --killed-env) KILLED_ENV+=("${2?}"); shift 2 ;;
+  --restart-env) RESTART_ENV+=("${2?}"); shift 2 ;;
   *) positional+=("$1"); shift ;;
   esac
 done
@@ -156,12 +164,30 @@ SCRATCH=$WORK/$ACTION${detail//[ :\/@]/_}$SCRATCH_TAG
 rm -rf "$SCRATCH" && mkdir -p "$SCRATCH" && cd "$SCRATCH" || exit 1
 export C3_CKPT_DIR=./ckpt
 
+# c3_command <ranks> [VAR=value...]: sets COMMAND to the c3 build under mpiexec and timeout
+# with those settings. LD_PRELOAD is given to the ranks only (mpiexec -genv), not to timeout
+# and mpiexec.
+c3_command() {
+  local n=$1 setting
+  shift
+  local settings=() rank_settings=()
+  for setting in "$@"; do
+    case $setting in
+    LD_PRELOAD=*) rank_settings+=(-genv LD_PRELOAD "${setting#LD_PRELOAD=}") ;;
+    *) settings+=("$setting") ;;
+    esac
+  done
+  COMMAND=(env ${settings[@]+"${settings[@]}"} timeout -k 10 "$RUN_LIMIT" "$MPIEXEC"
+           ${rank_settings[@]+"${rank_settings[@]}"} -n "$n" "$PROG")
+}
+
 # mpirun <ranks> <stdout file (appended)> <stderr file> [VAR=value...]: the c3 build under
 # mpiexec and timeout; returns mpiexec's status, 124 for a hang (already reported).
 mpirun() {
   local n=$1 out=$2 err=$3 rc
   shift 3
-  env "$@" timeout -k 10 "$RUN_LIMIT" "$MPIEXEC" -n "$n" "$PROG" >> "$out" 2> "$err"
+  c3_command "$n" "$@"
+  "${COMMAND[@]}" >> "$out" 2> "$err"
   rc=$?
   if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
     fail "HANG: 'env $* mpiexec -n $n $NAME' did not finish within $RUN_LIMIT s"
@@ -208,9 +234,10 @@ restart_range() { # restart_range <C3_FAULT value>
 kill_run() {
   local fault=$1 out=$2 err=$3 rc
   : > "$out.part"
-  mpirun "$RANKS" "$out.part" "$err" C3_FAULT="$fault"
+  mpirun "$RANKS" "$out.part" "$err" ${KILLED_ENV[@]+"${KILLED_ENV[@]}"} C3_FAULT="$fault"
   rc=$?
   [ "$rc" = 124 ] && return 1
+  expect_preload_note "$err" "C3_FAULT=$fault"
   strip_hydra_banner "$out.part"
   cat "$out.part" >> "$out"
   if [ "$rc" = 0 ]; then
@@ -221,11 +248,19 @@ kill_run() {
   return 0
 }
 
+# expect_preload_note <stderr file> <what>: a killed run with a preloaded library shows what the
+# library did.
+expect_preload_note() {
+  case " ${KILLED_ENV[*]-} " in
+  *" LD_PRELOAD="*) expect_grep '^preload: ' "$1" "$2: the preloaded library's note" ;;
+  esac
+}
+
 # restart_run <out> <err> [low high]: C3_RESTART=latest with the same number of ranks must
 # finish with exit 0; with a range, the checkpoint it restarts from must lie in it.
 restart_run() {
   local out=$1 err=$2 low=${3:-} high=${4:-} rc from
-  mpirun "$RANKS" "$out" "$err" C3_RESTART=latest
+  mpirun "$RANKS" "$out" "$err" ${RESTART_ENV[@]+"${RESTART_ENV[@]}"} C3_RESTART=latest
   rc=$?
   [ "$rc" = 124 ] && return 1
   if [ "$rc" != 0 ]; then
@@ -305,7 +340,8 @@ twice)
   : > out
   if kill_run "$f1" out err.kill1; then
     : > out.part
-    mpirun "$RANKS" out.part err.kill2 C3_RESTART=latest C3_FAULT="$f2"
+    mpirun "$RANKS" out.part err.kill2 ${RESTART_ENV[@]+"${RESTART_ENV[@]}"} C3_RESTART=latest \
+      C3_FAULT="$f2"
     rc=$?
     strip_hydra_banner out.part
     cat out.part >> out
@@ -335,7 +371,8 @@ kill)
     delay=$(((duration / 4 + (RANDOM * 32768 + RANDOM) % (duration / 2 + 1)) / attempt))
     : > out.part
     rm -rf ckpt
-    timeout -k 10 "$RUN_LIMIT" "$MPIEXEC" -n "$RANKS" "$PROG" > out.part 2> err.kill &
+    c3_command "$RANKS" ${KILLED_ENV[@]+"${KILLED_ENV[@]}"}
+    "${COMMAND[@]}" > out.part 2> err.kill &
     job=$!
     sleep "$((delay / 1000)).$(printf %03d $((delay % 1000)))"
     pid=""
@@ -360,7 +397,7 @@ kill)
     strip_hydra_banner out.part
     cat out.part >> out
     expect_prefix out "run killed from outside"
-    mpirun "$RANKS" out err.restart C3_RESTART=auto
+    mpirun "$RANKS" out err.restart ${RESTART_ENV[@]+"${RESTART_ENV[@]}"} C3_RESTART=auto
     rc=$?
     if [ "$rc" != 124 ]; then
       [ "$rc" = 0 ] || { fail "restart (C3_RESTART=auto) exited $rc"; tail -5 err.restart; }
@@ -386,7 +423,7 @@ wrong-ranks)
     for n in $((RANKS + 1)) $((RANKS - 1)); do
       [ "$n" -ge 1 ] || continue
       : > out.wrong
-      mpirun "$n" out.wrong err.wrong-$n C3_RESTART=latest
+      mpirun "$n" out.wrong err.wrong-$n ${RESTART_ENV[@]+"${RESTART_ENV[@]}"} C3_RESTART=latest
       rc=$?
       [ "$rc" = 124 ] && continue
       [ "$rc" != 0 ] || fail "restart with $n ranks instead of $RANKS exited 0"
@@ -419,7 +456,8 @@ damaged)
     [ "$(od -An -tu1 -j $((size / 2)) -N1 "$file" | tr -d ' ')" != "$byte" ] || die "byte not flipped"
     cp out out.before
     : > out.restart
-    mpirun "$RANKS" out.restart err.restart C3_RESTART=latest
+    mpirun "$RANKS" out.restart err.restart ${RESTART_ENV[@]+"${RESTART_ENV[@]}"} \
+      C3_RESTART=latest
     rc=$?
     if [ "$rc" = 0 ]; then
       cat out.restart >> out
