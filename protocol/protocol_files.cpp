@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include <boost/archive/archive_exception.hpp>
-#include <boost/archive/binary_iarchive.hpp>
 #include <boost/archive/binary_oarchive.hpp>
 #include <boost/serialization/deque.hpp>
 #include <boost/serialization/map.hpp>
@@ -17,6 +16,7 @@
 #include <boost/serialization/utility.hpp>
 #include <boost/serialization/vector.hpp>
 
+#include "bounded_archive.hpp"
 #include "build_id.hpp"
 #include "checkpoint.hpp"
 #include "ckpt_file.hpp"
@@ -25,7 +25,7 @@
 namespace c3::mpi::files {
 namespace {
 
-// Checked before Boost sees the bytes (Boost trusts lengths it reads).
+// Checked before Boost sees the bytes.
 constexpr char kLogMagic[8] = {'C', '3', 'M', 'P', 'L', 'O', 'G', '1'};
 constexpr char kSnapMagic[8] = {'C', '3', 'M', 'P', 'S', 'N', 'P', '1'};
 
@@ -48,7 +48,7 @@ T decode(const void *data, size_t size, const char (&magic)[8], const std::strin
   try {
     std::istringstream in(std::string(static_cast<const char *>(data) + sizeof magic,
                                       size - sizeof magic));
-    boost::archive::binary_iarchive ar(in, boost::archive::no_header);
+    BoundedIArchive ar(in, boost::archive::no_header);
     ar >> value;
   } catch (const boost::archive::archive_exception &e) {
     throw CorruptCheckpoint(what + ": " + e.what());
