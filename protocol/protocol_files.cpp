@@ -48,7 +48,7 @@ T decode(const void *data, size_t size, const char (&magic)[8], const std::strin
   try {
     std::istringstream in(std::string(static_cast<const char *>(data) + sizeof magic,
                                       size - sizeof magic));
-    BoundedIArchive ar(in, boost::archive::no_header);
+    c3::BoundedIArchive ar(in, boost::archive::no_header);
     ar >> value;
   } catch (const boost::archive::archive_exception &e) {
     throw CorruptCheckpoint(what + ": " + e.what());

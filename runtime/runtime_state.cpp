@@ -1,12 +1,12 @@
 #include "runtime_state.hpp"
 
 #include <boost/archive/archive_exception.hpp>
-#include <boost/archive/binary_iarchive.hpp>
 #include <boost/archive/binary_oarchive.hpp>
 #include <boost/serialization/vector.hpp>
 #include <cstring>
 #include <sstream>
 
+#include "bounded_archive.hpp"
 #include "error.hpp"
 
 namespace c3 {
@@ -22,8 +22,7 @@ ProcessState &process_state() {
 }
 
 namespace {
-// Boost reads its own archive header by allocating whatever length the bytes claim; our magic is
-// checked first, so bytes that are not our archive never reach Boost.
+// Our magic is checked first, so bytes that are not our archive never reach Boost.
 constexpr char kMagic[8] = {'C', '3', 'S', 'T', 'A', 'T', 'E', '1'};
 }  // namespace
 
@@ -44,7 +43,7 @@ PersistentState decode_persistent_state(const void *data, size_t size, const std
   try {
     std::istringstream in(std::string(static_cast<const char *>(data) + sizeof kMagic,
                                       size - sizeof kMagic));
-    boost::archive::binary_iarchive ar(in, boost::archive::no_header);
+    BoundedIArchive ar(in, boost::archive::no_header);
     ar >> state;
   } catch (const boost::archive::archive_exception &e) {
     throw CorruptCheckpoint(path + ": section RUNTIME: " + e.what());

@@ -10,7 +10,7 @@
 #include <istream>
 #include <string>
 
-namespace c3::mpi {
+namespace c3 {
 
 class BoundedIArchive
     : public boost::archive::binary_iarchive_impl<BoundedIArchive, std::istream::char_type,
@@ -44,7 +44,7 @@ class BoundedIArchive
   std::istream &in_;
 };
 
-}  // namespace c3::mpi
+}  // namespace c3
 
-BOOST_SERIALIZATION_REGISTER_ARCHIVE(c3::mpi::BoundedIArchive)
-BOOST_SERIALIZATION_USE_ARRAY_OPTIMIZATION(c3::mpi::BoundedIArchive)
+BOOST_SERIALIZATION_REGISTER_ARCHIVE(c3::BoundedIArchive)
+BOOST_SERIALIZATION_USE_ARRAY_OPTIMIZATION(c3::BoundedIArchive)

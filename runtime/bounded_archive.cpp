@@ -5,7 +5,7 @@
 #include <boost/archive/impl/basic_binary_iarchive.ipp>
 #include <boost/archive/impl/basic_binary_iprimitive.ipp>
 
-namespace c3::mpi {
+namespace c3 {
 
 void BoundedIArchive::load(std::string &s) {
   std::size_t length = 0;
@@ -35,14 +35,14 @@ void BoundedIArchive::load_override(boost::serialization::collection_size_type &
         boost::archive::archive_exception(boost::archive::archive_exception::input_stream_error));
 }
 
-}  // namespace c3::mpi
+}  // namespace c3
 
 // The archive's templates, instantiated for it (Boost's library holds only its own archives').
 namespace boost::archive {
-template class detail::archive_serializer_map<c3::mpi::BoundedIArchive>;
-template class basic_binary_iarchive<c3::mpi::BoundedIArchive>;
-template class basic_binary_iprimitive<c3::mpi::BoundedIArchive, std::istream::char_type,
+template class detail::archive_serializer_map<c3::BoundedIArchive>;
+template class basic_binary_iarchive<c3::BoundedIArchive>;
+template class basic_binary_iprimitive<c3::BoundedIArchive, std::istream::char_type,
                                        std::istream::traits_type>;
-template class binary_iarchive_impl<c3::mpi::BoundedIArchive, std::istream::char_type,
+template class binary_iarchive_impl<c3::BoundedIArchive, std::istream::char_type,
                                     std::istream::traits_type>;
 }  // namespace boost::archive
