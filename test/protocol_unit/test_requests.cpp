@@ -309,3 +309,44 @@ TEST_CASE("requests: a cancel asked before the checkpoint is asked again at rest
     PMPI_Wait(&send, MPI_STATUS_IGNORE);
   }
 }
+
+// Regression (campaign-0acac1e, seed 340): a later wildcard receive's match was logged while an
+// earlier one, which had its message already, completed only after the log ended; the restart
+// left the earlier one free and it took the later one's pinned message (a hang).
+TEST_CASE("requests: logging a match first completes and logs earlier wildcard receives",
+          "[requests]") {
+  EmptyTable guard;
+  ProtocolState &st = state();
+  const int me = c3::mpi::test::world_rank();
+  const int tag = 7530;
+  std::fill(st.initiated.begin(), st.initiated.end(), 0);  // no mode change meanwhile
+  st.log = CheckpointLog{};
+  int a = -1, b = -1, first = 1, second = 2;
+  MPI_Request ra, rb, sends[2];
+  auto exchange = [&] {
+    MPI_Irecv(&a, 1, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &ra);
+    MPI_Irecv(&b, 1, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &rb);
+    MPI_Isend(&first, 1, MPI_INT, me, tag, MPI_COMM_WORLD, &sends[0]);
+    MPI_Isend(&second, 1, MPI_INT, me, tag, MPI_COMM_WORLD, &sends[1]);
+    MPI_Wait(&rb, MPI_STATUS_IGNORE);  // the later receive first
+  };
+  SECTION("NonDet-Log") {
+    st.mode = Mode::NonDetLog;
+    update_attention();
+    const uint64_t posting = st.next_posting;
+    exchange();
+    CHECK(request_of(ra).done);  // completed with it, before its match was logged
+    CHECK(st.log.resolutions.count(posting) == 1);
+    CHECK(st.log.resolutions.count(posting + 1) == 1);
+  }
+  SECTION("Run: nothing is logged, nothing completed early") {
+    st.mode = Mode::Run;
+    update_attention();
+    exchange();
+    CHECK(st.log.resolutions.empty());
+  }
+  MPI_Wait(&ra, MPI_STATUS_IGNORE);
+  MPI_Waitall(2, sends, MPI_STATUSES_IGNORE);
+  CHECK(a == 1);
+  CHECK(b == 2);
+}
