@@ -82,13 +82,14 @@ void message_received(MPI_Comm comm, int source, int tag, int32_t header, const 
   if (wildcard && (st.mode == Mode::NonDetLog ||
                    (st.mode == Mode::RecvOnlyLog && (late || sender_logging))))
     st.log.resolutions[posting] = Resolution{source, tag};
-  // The same holds for wildcard probes of this message, whose sender's logging bit only the
-  // receive shows. (A sender's later messages carry the bit only if its earlier ones did.)
+  // The same holds for wildcard probes of this message, whose sender's logging bit only a
+  // receive shows. One posted after the probe gets the probed message or a later one of that
+  // source and tag, and a sender's later messages carry the bit only if its earlier ones did.
   auto &probes = rt().unconfirmed_probes;
   if (!probes.empty()) {
     size_t kept = 0;
     for (const auto &p : probes) {
-      if (p.comm == comm && p.source == source && p.tag == tag) {
+      if (p.comm == comm && p.source == source && p.tag == tag && posting >= p.posted_from) {
         if (st.mode == Mode::RecvOnlyLog && (late || sender_logging))
           st.log.probe_resolutions[p.call] = Resolution{source, tag};
       } else {
@@ -104,7 +105,8 @@ void probe_matched(uint64_t call, MPI_Comm comm, int wanted_source, int wanted_t
                    int tag) {
   if (state().mode != Mode::RecvOnlyLog) return;
   if (wanted_source != MPI_ANY_SOURCE && wanted_tag != MPI_ANY_TAG) return;
-  rt().unconfirmed_probes.push_back(Runtime::ProbedMatch{call, comm, source, tag});
+  rt().unconfirmed_probes.push_back(
+      Runtime::ProbedMatch{call, comm, source, tag, state().next_posting});
 }
 
 bool logged_probe_match(uint64_t call, int &source, int &tag) {

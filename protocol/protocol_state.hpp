@@ -261,6 +261,7 @@ struct Runtime {
   struct ProbedMatch {
     uint64_t call;
     int comm, source, tag;
+    uint64_t posted_from;  // receives posted from here on get the probed message or a later one
   };
   std::vector<ProbedMatch> unconfirmed_probes;
   std::map<MPI_Message, MPI_Comm> message_comms;  // matched by MPI_Mprobe, not yet received

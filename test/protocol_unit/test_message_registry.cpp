@@ -138,9 +138,14 @@ TEST_CASE("message registry: wildcard probe matches in RecvOnly-Log wait for the
   }
   SECTION("a receive from a sender that still logs confirms every probe of its channel") {
     in_epoch_five(Mode::RecvOnlyLog);
+    st.next_posting = 5;  // the probes come before receive 5
     probe_matched(40, MPI_COMM_WORLD, MPI_ANY_SOURCE, 4, 0, 4);
     probe_matched(41, MPI_COMM_WORLD, 0, MPI_ANY_TAG, 0, 4);  // the same message, polled again
     probe_matched(42, MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 9);  // another channel
+    // A receive posted before the probes got an earlier message of the channel: no proof.
+    receive(5, true, false, 3, 4);
+    CHECK(st.log.probe_resolutions.empty());
+    CHECK(rt().unconfirmed_probes.size() == 3);
     receive(5, true, false, 7, 4);
     REQUIRE(st.log.probe_resolutions.size() == 2);
     CHECK(st.log.probe_resolutions[40].source == 0);
@@ -155,6 +160,7 @@ TEST_CASE("message registry: wildcard probe matches in RecvOnly-Log wait for the
   }
   SECTION("a late message confirms too") {
     in_epoch_five(Mode::RecvOnlyLog);
+    st.next_posting = 9;
     probe_matched(50, MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 12);
     receive(4, false, false, 9, 12);
     CHECK(st.log.probe_resolutions.count(50) == 1);
