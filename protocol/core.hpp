@@ -109,6 +109,12 @@ int start_recv(Request &r);       // posts (or serves from the log) an active re
 void complete_real_request(Request &r, MPI_Status &st);
 // Same, then waits for the payload if a split header came.
 void finish_blocking(Request &r, MPI_Status &st);
+// A receive with posting id `posting` got a message from (source, tag) on `comm` while this rank
+// logs matches. Every wildcard receive posted before it that could have taken that message has a
+// message already (MPI matches in posting order): it is completed now, so its match is logged
+// first. Else a later receive could be pinned at restart while an earlier one, completed after
+// the log ended, stays free and takes the pinned receive's message.
+void settle_earlier_wildcards(MPI_Comm comm, uint64_t posting, int source, int tag);
 // MPI_Cancel of `r`: replays the logged run's outcome in Restore.
 int cancel_request(Request &r);
 bool test_request(Request &r);    // true when complete (r.done)

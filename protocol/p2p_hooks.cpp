@@ -82,9 +82,11 @@ int fast_recv(void *buf, int capacity, int source, int tag, MPI_Status *status) 
   set_status_bytes(s, bytes);
   if (st.mode == Mode::Run && (header & ~4) == piggyback::make_header(st.epoch, false))
     ++st.received[st.epoch & 3][size_t(s.MPI_SOURCE)];  // intra-epoch, nothing to log
-  else
+  else {
+    settle_earlier_wildcards(MPI_COMM_WORLD, posting, s.MPI_SOURCE, s.MPI_TAG);
     message_received(MPI_COMM_WORLD, s.MPI_SOURCE, s.MPI_TAG, header, buf, bytes,
                      source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG, posting);
+  }
   if (status != MPI_STATUS_IGNORE) *status = s;
   return MPI_SUCCESS;
 }

@@ -33,18 +33,15 @@ void log_failed_cancel(const Request &r, int32_t header) {
 
 bool may_match(int wanted, int actual, int any) { return wanted == any || wanted == actual; }
 
-// `r` got a message from (source, tag) while this rank logs matches. Every wildcard receive
-// posted before it that could have taken that message has a message already (MPI matches in
-// posting order), so it completes soon; it is completed now, and its match logged first. Else
-// a later receive's match could be logged while an earlier one's is not (it completes after
-// the log ended), and the restart's free wildcard would take the pinned receive's message.
-void settle_earlier_wildcards(const Request &r, int source, int tag) {
+}  // namespace
+
+void settle_earlier_wildcards(MPI_Comm comm, uint64_t posting, int source, int tag) {
   const Mode mode = state().mode;
   if (mode != Mode::NonDetLog && mode != Mode::RecvOnlyLog) return;
   std::vector<Request *> earlier;
   for (Request &q : state().requests)
-    if (&q != &r && q.kind == Request::Kind::Recv && q.active && !q.done &&
-        q.posting < r.posting && q.comm == r.comm &&
+    if (q.kind == Request::Kind::Recv && q.active && !q.done && q.posting < posting &&
+        q.comm == comm &&
         (q.effective_source == MPI_ANY_SOURCE || q.effective_tag == MPI_ANY_TAG) &&
         may_match(q.effective_source, source, MPI_ANY_SOURCE) &&
         may_match(q.effective_tag, tag, MPI_ANY_TAG) && q.real != MPI_REQUEST_NULL)
@@ -53,8 +50,6 @@ void settle_earlier_wildcards(const Request &r, int source, int tag) {
             [](const Request *a, const Request *b) { return a->posting < b->posting; });
   for (Request *q : earlier) wait_request(*q);
 }
-
-}  // namespace
 
 int cancel_request(Request &r) {
   if (!r.active || r.done) return MPI_SUCCESS;
@@ -81,7 +76,7 @@ void complete_real_request(Request &r, MPI_Status &st) {
     if (r.payload_pending) {
       // The payload of a split message: `st` is already what the program gets.
       r.payload_pending = false;
-      settle_earlier_wildcards(r, st.MPI_SOURCE, st.MPI_TAG);
+      settle_earlier_wildcards(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
       message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, r.split_header,
                        reinterpret_cast<const void *>(r.buf), status_bytes(st), wildcard, r.posting);
       log_failed_cancel(r, r.split_header);
@@ -98,7 +93,7 @@ void complete_real_request(Request &r, MPI_Status &st) {
           split::post_payload_receive(r, st.MPI_SOURCE, st.MPI_TAG, header);
           return;  // completes with its payload
         case piggyback::Arrival::Payload:
-          settle_earlier_wildcards(r, st.MPI_SOURCE, st.MPI_TAG);
+          settle_earlier_wildcards(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
           message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, header,
                            reinterpret_cast<const void *>(r.buf), status_bytes(st), wildcard,
                            r.posting);

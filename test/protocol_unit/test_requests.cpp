@@ -339,6 +339,18 @@ TEST_CASE("requests: logging a match first completes and logs earlier wildcard r
     CHECK(st.log.resolutions.count(posting) == 1);
     CHECK(st.log.resolutions.count(posting + 1) == 1);
   }
+  SECTION("NonDet-Log, the later receive a blocking MPI_Recv (c3's fast path)") {
+    st.mode = Mode::NonDetLog;
+    update_attention();
+    const uint64_t posting = st.next_posting;
+    MPI_Irecv(&a, 1, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &ra);
+    MPI_Isend(&first, 1, MPI_INT, me, tag, MPI_COMM_WORLD, &sends[0]);
+    MPI_Isend(&second, 1, MPI_INT, me, tag, MPI_COMM_WORLD, &sends[1]);
+    MPI_Recv(&b, 1, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(request_of(ra).done);
+    CHECK(st.log.resolutions.count(posting) == 1);
+    CHECK(st.log.resolutions.count(posting + 1) == 1);
+  }
   SECTION("Run: nothing is logged, nothing completed early") {
     st.mode = Mode::Run;
     update_attention();
