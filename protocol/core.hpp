@@ -70,9 +70,16 @@ void setup_after_init(bool restarting);
 
 // --- messages (message_registry.cpp)
 int world_rank_of(MPI_Comm comm, int rank);
+// Whether a receive for (wanted_source, wanted_tag) can take a message from (source, tag).
+inline bool receive_may_take(int wanted_source, int wanted_tag, int source, int tag) {
+  return (wanted_source == MPI_ANY_SOURCE || wanted_source == source) &&
+         (wanted_tag == MPI_ANY_TAG || wanted_tag == tag);
+}
 // A message arrived for the receive with posting id `posting` (wildcard: the program used
-// MPI_ANY_SOURCE or MPI_ANY_TAG).
-void message_received(MPI_Comm comm, int source, int tag, int32_t header, const void *payload,
+// MPI_ANY_SOURCE or MPI_ANY_TAG). Returns whether the replay needs this receive's outcome (its
+// match, a lost cancel): in NonDet-Log, and in RecvOnly-Log when the message was late or its
+// sender still logged.
+bool message_received(MPI_Comm comm, int source, int tag, int32_t header, const void *payload,
                       int64_t bytes, bool wildcard, uint64_t posting);
 void count_sent(int world_dest);
 // Restart: a send the peer received before its checkpoint is not sent again.

@@ -13,8 +13,7 @@ namespace c3::mpi {
 namespace {
 
 bool matches(const LateMessage &m, MPI_Comm comm, int source, int tag) {
-  return m.comm == comm && (source == MPI_ANY_SOURCE || m.source == source) &&
-         (tag == MPI_ANY_TAG || m.tag == tag);
+  return m.comm == comm && receive_may_take(source, tag, m.source, m.tag);
 }
 
 }  // namespace
@@ -42,7 +41,7 @@ int world_rank_of(MPI_Comm comm, int rank) {
 
 void count_sent(int world_dest) { ++state().sent[size_t(world_dest)]; }
 
-void message_received(MPI_Comm comm, int source, int tag, int32_t header, const void *payload,
+bool message_received(MPI_Comm comm, int source, int tag, int32_t header, const void *payload,
                       int64_t bytes, bool wildcard, uint64_t posting) {
   ProtocolState &st = state();
   int colour = 0;
@@ -79,9 +78,9 @@ void message_received(MPI_Comm comm, int source, int tag, int32_t header, const 
   }
   // Wildcard matches are non-deterministic: NonDet-Log logs them all; RecvOnly-Log those that
   // still matter to a replay, late messages and messages from senders that still log.
-  if (wildcard && (st.mode == Mode::NonDetLog ||
-                   (st.mode == Mode::RecvOnlyLog && (late || sender_logging))))
-    st.log.resolutions[posting] = Resolution{source, tag};
+  const bool replay_needs =
+      st.mode == Mode::NonDetLog || (st.mode == Mode::RecvOnlyLog && (late || sender_logging));
+  if (wildcard && replay_needs) st.log.resolutions[posting] = Resolution{source, tag};
   // The same holds for wildcard probes of this message, whose sender's logging bit only a
   // receive shows. One posted after the probe gets the probed message or a later one of that
   // source and tag, and a sender's later messages carry the bit only if its earlier ones did.
@@ -90,7 +89,7 @@ void message_received(MPI_Comm comm, int source, int tag, int32_t header, const 
     size_t kept = 0;
     for (const auto &p : probes) {
       if (p.comm == comm && p.source == source && p.tag == tag && posting >= p.posted_from) {
-        if (st.mode == Mode::RecvOnlyLog && (late || sender_logging))
+        if (st.mode == Mode::RecvOnlyLog && replay_needs)
           st.log.probe_resolutions[p.call] = Resolution{source, tag};
       } else {
         probes[kept++] = p;
@@ -99,6 +98,7 @@ void message_received(MPI_Comm comm, int source, int tag, int32_t header, const 
     probes.resize(kept);
   }
   if (late) maybe_advance();
+  return replay_needs;
 }
 
 void probe_matched(uint64_t call, MPI_Comm comm, int wanted_source, int wanted_tag, int source,

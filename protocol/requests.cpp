@@ -16,22 +16,11 @@ constexpr uint32_t kRequestType = 0xbu << 26;
 constexpr uint32_t kIndexMask = (1u << 25) - 1;
 std::vector<size_t> g_orphans;  // freed by the program while still active
 
-// A cancel that lost the race (the receive got `header`'s message) is as non-deterministic as
-// one that won. Logged as wildcard matches are, after message_received had its say on the mode:
-// in NonDet-Log, and in RecvOnly-Log when the sender still logged or the message was late.
-void log_failed_cancel(const Request &r, int32_t header) {
-  ProtocolState &st = state();
-  if (!r.cancel_asked) return;
-  int colour = 0;
-  bool sender_logging = false;
-  piggyback::read_header(header, colour, sender_logging);
-  const int mine = int(st.epoch & 3);
-  const bool replayed = (colour == mine && sender_logging) || colour == ((mine + 3) & 3);
-  if (st.mode == Mode::NonDetLog || (st.mode == Mode::RecvOnlyLog && replayed))
-    st.log.cancelled[r.posting] = 0;
+// A cancel that lost the race is as non-deterministic as one that won: logged when the
+// replay needs the receive's outcome (message_received says).
+void log_failed_cancel(const Request &r, bool replay_needs) {
+  if (r.cancel_asked && replay_needs) state().log.cancelled[r.posting] = 0;
 }
-
-bool may_match(int wanted, int actual, int any) { return wanted == any || wanted == actual; }
 
 }  // namespace
 
@@ -43,8 +32,8 @@ void settle_earlier_wildcards(MPI_Comm comm, uint64_t posting, int source, int t
     if (q.kind == Request::Kind::Recv && q.active && !q.done && q.posting < posting &&
         q.comm == comm &&
         (q.effective_source == MPI_ANY_SOURCE || q.effective_tag == MPI_ANY_TAG) &&
-        may_match(q.effective_source, source, MPI_ANY_SOURCE) &&
-        may_match(q.effective_tag, tag, MPI_ANY_TAG) && q.real != MPI_REQUEST_NULL)
+        receive_may_take(q.effective_source, q.effective_tag, source, tag) &&
+        q.real != MPI_REQUEST_NULL)
       earlier.push_back(&q);
   std::sort(earlier.begin(), earlier.end(),
             [](const Request *a, const Request *b) { return a->posting < b->posting; });
@@ -77,9 +66,9 @@ void complete_real_request(Request &r, MPI_Status &st) {
       // The payload of a split message: `st` is already what the program gets.
       r.payload_pending = false;
       settle_earlier_wildcards(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
-      message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, r.split_header,
-                       reinterpret_cast<const void *>(r.buf), status_bytes(st), wildcard, r.posting);
-      log_failed_cancel(r, r.split_header);
+      log_failed_cancel(r, message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, r.split_header,
+                                            reinterpret_cast<const void *>(r.buf),
+                                            status_bytes(st), wildcard, r.posting));
     } else if (status_cancelled(st)) {
       if (state().mode == Mode::NonDetLog) state().log.cancelled[r.posting] = 1;
     } else if (st.MPI_SOURCE != MPI_PROC_NULL) {
@@ -94,10 +83,9 @@ void complete_real_request(Request &r, MPI_Status &st) {
           return;  // completes with its payload
         case piggyback::Arrival::Payload:
           settle_earlier_wildcards(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
-          message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, header,
-                           reinterpret_cast<const void *>(r.buf), status_bytes(st), wildcard,
-                           r.posting);
-          log_failed_cancel(r, header);
+          log_failed_cancel(r, message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, header,
+                                                reinterpret_cast<const void *>(r.buf),
+                                                status_bytes(st), wildcard, r.posting));
           break;
       }
     }

@@ -12,8 +12,6 @@
 namespace c3::mpi::split {
 namespace {
 
-bool may_match(int wanted, int actual, int any) { return wanted == any || wanted == actual; }
-
 // Headers in flight. Sent nonblocking: to itself a rank's send completes only once received.
 struct HeaderSend {
   unsigned char wire[piggyback::kSplitHeaderBytes];
@@ -66,8 +64,8 @@ void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before
   std::vector<Request *> earlier;
   for (const auto &[posting, q] : rt().awaiting) {
     if (posting >= before_posting) break;
-    if (q != except && q->comm == comm && may_match(q->effective_source, source, MPI_ANY_SOURCE) &&
-        may_match(q->effective_tag, tag, MPI_ANY_TAG))
+    if (q != except && q->comm == comm &&
+        receive_may_take(q->effective_source, q->effective_tag, source, tag))
       earlier.push_back(q);
   }
   for (Request *q : earlier) {
