@@ -28,11 +28,13 @@
  * change only the timing: the plain mpicc build prints the same whatever matches what. Rank 0
  * prints everything, in an order that does not depend on the matches.
  */
-#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "start_env.h"
 
 #define SPLIT_LONGS 8192 /* 64 KiB: travels split */
 #define SMALL_LONGS 1000 /* 8000 bytes: one message with its header */
@@ -52,38 +54,11 @@ static void site(void) {
 #pragma ccc_checkpoint
 }
 
-/* The value of WILDCARD_LATE_RANK this process was started with, or -1. Not getenv: a c3 restart
- * gives the program the environment of the first run, and the restart sets its own value.
- * /proc/self/environ holds what exec received, NUL-separated; read in chunks, an entry's
- * characters are compared with LATE_SETTING until it differs, then its digits are taken. */
-#define LATE_SETTING "WILDCARD_LATE_RANK="
+/* The value of WILDCARD_LATE_RANK this process was started with (the restart sets its own), or
+ * -1. */
 static int late_rank(void) {
-  int fd = open("/proc/self/environ", O_RDONLY);
-  if (fd < 0) return -1;
-  const size_t length = strlen(LATE_SETTING);
-  size_t matched = 0; /* of the current entry; length + 1: it differs */
-  int value = -1, digits = -1; /* digits >= 0: inside the value */
-  char chunk[4096];
-  ssize_t got;
-  while (value < 0 && (got = read(fd, chunk, sizeof chunk)) > 0) {
-    for (ssize_t i = 0; i < got && value < 0; ++i) {
-      const char c = chunk[i];
-      if (c == '\0') {
-        if (digits >= 0) value = digits;
-        matched = 0;
-        digits = -1;
-      } else if (digits >= 0) {
-        digits = c >= '0' && c <= '9' ? digits * 10 + (c - '0') : -1;
-        if (digits < 0) matched = length + 1;
-      } else if (matched < length && c == LATE_SETTING[matched]) {
-        if (++matched == length) digits = 0;
-      } else {
-        matched = length + 1;
-      }
-    }
-  }
-  close(fd);
-  return value;
+  char value[16];
+  return start_env("WILDCARD_LATE_RANK", value, sizeof value) ? atoi(value) : -1;
 }
 
 /* MPI calls that match nothing: c3 reads control messages in them (and, while a large receive
