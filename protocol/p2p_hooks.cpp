@@ -43,29 +43,52 @@ Request local_receive(void *buf, int count, MPI_Datatype type, int source, int t
   return r;
 }
 
+// Copies the few bytes of a small message inline: a library memcpy call costs more than the copy.
+inline void copy_small(void *to, const void *from, size_t n) {
+  auto *d = static_cast<char *>(to);
+  const auto *s = static_cast<const char *>(from);
+  if (n > 32) {
+    std::memcpy(d, s, n);
+  } else if (n >= 16) {  // two overlapping 16-byte halves
+    uint64_t a, b, c, e;
+    std::memcpy(&a, s, 8), std::memcpy(&b, s + 8, 8);
+    std::memcpy(&c, s + n - 16, 8), std::memcpy(&e, s + n - 8, 8);
+    std::memcpy(d, &a, 8), std::memcpy(d + 8, &b, 8);
+    std::memcpy(d + n - 16, &c, 8), std::memcpy(d + n - 8, &e, 8);
+  } else if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, s, 8), std::memcpy(&b, s + n - 8, 8);
+    std::memcpy(d, &a, 8), std::memcpy(d + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, s, 4), std::memcpy(&b, s + n - 4, 4);
+    std::memcpy(d, &a, 4), std::memcpy(d + n - 4, &b, 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) d[i] = s[i];
+  }
+}
+
+// The fast paths below run for every small message of a latency-bound code: they stay small
+// enough to keep their values in registers, and everything unusual leaves them through a call.
 int fast_send(const void *buf, int bytes, int dest, int tag, SendMode mode) {
+  Entry entry;
   char wire[kStackBounce];
   const int32_t header = outgoing_header();
   std::memcpy(wire, &header, piggyback::kHeaderBytes);
-  if (bytes) std::memcpy(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
+  copy_small(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
   ++state().sent[size_t(dest)];
   const int n = piggyback::kHeaderBytes + bytes;
+  if (mode == SendMode::Standard && !split::must_poll())
+    return PMPI_Send(wire, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD);
   return split::send_blocking(wire, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, mode);
 }
 
-int fast_recv(void *buf, int capacity, int source, int tag, MPI_Status *status) {
-  ProtocolState &st = state();
-  char wire[kStackBounce];
-  const uint64_t posting = st.next_posting++;
-  MPI_Status s;
-  int rc = split::recv_blocking(wire, piggyback::kHeaderBytes + capacity, MPI_BYTE, source, tag,
-                                MPI_COMM_WORLD, s);
-  if (rc != MPI_SUCCESS) {
-    if (status != MPI_STATUS_IGNORE) *status = s;
-    return rc;
-  }
-  const int64_t bytes = status_bytes(s) - piggyback::kHeaderBytes;
-  if (bytes < 0 && status_bytes(s) == piggyback::kSplitHeaderBytes) {
+// What fast_recv leaves to a call: a message without the plain inline header (a split header,
+// or none at all) in `wire`, already received with status `s`.
+[[gnu::noinline]] int fast_recv_unusual(void *buf, int capacity, int source, int tag,
+                                        MPI_Status *status, MPI_Status &s, const char *wire,
+                                        uint64_t posting) {
+  if (status_bytes(s) == piggyback::kSplitHeaderBytes) {
     // A large message for a small buffer: its payload is received (and truncated) as MPI would.
     Request r = local_receive(buf, capacity, MPI_BYTE, source, tag, MPI_COMM_WORLD, posting);
     r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));
@@ -73,22 +96,49 @@ int fast_recv(void *buf, int capacity, int source, int tag, MPI_Status *status) 
     if (status != MPI_STATUS_IGNORE) *status = s;
     return s.MPI_ERROR == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   }
-  if (bytes < 0)
-    fatal("a message from rank " + std::to_string(s.MPI_SOURCE) +
-          " carries no c3 header: build every rank with c3cc");
+  fatal("a message from rank " + std::to_string(s.MPI_SOURCE) +
+        " carries no c3 header: build every rank with c3cc");
+}
+
+// A received message that is not intra-epoch in Run mode: the protocol may log or count it.
+[[gnu::noinline]] void fast_recv_noted(void *buf, int64_t bytes, int source, int tag,
+                                       const MPI_Status &s, int32_t header, uint64_t posting) {
+  settle_earlier_wildcards(MPI_COMM_WORLD, posting, s.MPI_SOURCE, s.MPI_TAG);
+  message_received(MPI_COMM_WORLD, s.MPI_SOURCE, s.MPI_TAG, header, buf, bytes,
+                   source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG, posting);
+}
+
+int fast_recv(void *buf, int capacity, int source, int tag, MPI_Status *status) {
+  Entry entry;
+  ProtocolState &st = state();
+  char wire[kStackBounce];
+  const uint64_t posting = st.next_posting++;
+  MPI_Status s;
+  const int wire_capacity = piggyback::kHeaderBytes + capacity;
+  int rc = split::must_poll()
+               ? split::recv_blocking(wire, wire_capacity, MPI_BYTE, source, tag, MPI_COMM_WORLD, s)
+               : PMPI_Recv(wire, wire_capacity, MPI_BYTE, source, tag, MPI_COMM_WORLD, &s);
+  if (rc != MPI_SUCCESS) {
+    if (status != MPI_STATUS_IGNORE) *status = s;
+    return rc;
+  }
+  const int64_t bytes = status_bytes(s) - piggyback::kHeaderBytes;
+  if (bytes < 0) return fast_recv_unusual(buf, capacity, source, tag, status, s, wire, posting);
   int32_t header;
   std::memcpy(&header, wire, piggyback::kHeaderBytes);
-  if (bytes) std::memcpy(buf, wire + piggyback::kHeaderBytes, size_t(bytes));
+  copy_small(buf, wire + piggyback::kHeaderBytes, size_t(bytes));
   set_status_bytes(s, bytes);
   if (st.mode == Mode::Run && (header & ~4) == piggyback::make_header(st.epoch, false))
     ++st.received[st.epoch & 3][size_t(s.MPI_SOURCE)];  // intra-epoch, nothing to log
-  else {
-    settle_earlier_wildcards(MPI_COMM_WORLD, posting, s.MPI_SOURCE, s.MPI_TAG);
-    message_received(MPI_COMM_WORLD, s.MPI_SOURCE, s.MPI_TAG, header, buf, bytes,
-                     source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG, posting);
-  }
+  else
+    fast_recv_noted(buf, bytes, source, tag, s, header, posting);
   if (status != MPI_STATUS_IGNORE) *status = s;
   return MPI_SUCCESS;
+}
+
+// Whether a blocking call on `comm` may take the fast path: MPI_COMM_WORLD, no log to replay.
+inline bool fast_path_open(MPI_Comm comm) {
+  return comm == MPI_COMM_WORLD && state().mode != Mode::Restore;
 }
 
 // The request behind `h` was just started with result `rc`: on failure it is freed again.
@@ -128,13 +178,9 @@ MPI_Request make_recv(void *buf, int count, MPI_Datatype type, int source, int t
   return h;
 }
 
-int blocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                  SendMode mode) {
+[[gnu::noinline]] int blocking_send_general(const void *buf, int count, MPI_Datatype type,
+                                            int dest, int tag, MPI_Comm comm, SendMode mode) {
   Entry entry;
-  int bytes = 0;
-  if (state().mode != Mode::Restore && comm == MPI_COMM_WORLD && dest >= 0 &&
-      dest < rt().size && mode != SendMode::Buffered && small_builtin(type, count, bytes))
-    return fast_send(buf, bytes, dest, tag, mode);
   if (state().mode != Mode::Restore && dest != MPI_PROC_NULL && mode != SendMode::Buffered) {
     // Nothing to suppress: straight to MPI, without an entry in the request table.
     Request r;
@@ -153,6 +199,15 @@ int blocking_send(const void *buf, int count, MPI_Datatype type, int dest, int t
   wait_request(*r);
   deliver(h, MPI_STATUS_IGNORE);
   return MPI_SUCCESS;
+}
+
+inline int blocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm comm, SendMode mode) {
+  int bytes = 0;
+  if (fast_path_open(comm) && dest >= 0 && dest < rt().size && mode != SendMode::Buffered &&
+      small_builtin(type, count, bytes))
+    return fast_send(buf, bytes, dest, tag, mode);
+  return blocking_send_general(buf, count, type, dest, tag, comm, mode);
 }
 
 int nonblocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
@@ -267,13 +322,12 @@ int on_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 // --- recv
 
-int on_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-            MPI_Status *status) noexcept {
+namespace {
+
+[[gnu::noinline]] int blocking_recv_general(void *buf, int count, MPI_Datatype datatype,
+                                            int source, int tag, MPI_Comm comm,
+                                            MPI_Status *status) {
   Entry entry;
-  int capacity = 0;
-  if (state().mode != Mode::Restore && comm == MPI_COMM_WORLD && source != MPI_PROC_NULL &&
-      small_builtin(datatype, count, capacity))
-    return fast_recv(buf, capacity, source, tag, status);
   if (state().mode != Mode::Restore && source != MPI_PROC_NULL) {
     // No log to serve it from: straight to MPI, without an entry in the request table.
     Request r = local_receive(buf, count, datatype, source, tag, comm, state().next_posting++);
@@ -295,6 +349,16 @@ int on_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MP
   deliver(h, &st);
   if (status != MPI_STATUS_IGNORE) *status = st;
   return status_error(st) == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}
+
+}  // namespace
+
+int on_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+            MPI_Status *status) noexcept {
+  int capacity = 0;
+  if (fast_path_open(comm) && source != MPI_PROC_NULL && small_builtin(datatype, count, capacity))
+    return fast_recv(buf, capacity, source, tag, status);
+  return blocking_recv_general(buf, count, datatype, source, tag, comm, status);
 }
 
 int on_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
