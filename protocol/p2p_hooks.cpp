@@ -70,7 +70,8 @@ inline void copy_small(void *to, const void *from, size_t n) {
 
 // The fast paths below run for every small message of a latency-bound code: they stay small
 // enough to keep their values in registers, and everything unusual leaves them through a call.
-int fast_send(const void *buf, int bytes, int dest, int tag, SendMode mode) {
+[[gnu::always_inline]] inline int fast_send(const void *buf, int bytes, int dest, int tag,
+                                            SendMode mode) {
   Entry entry;
   char wire[kStackBounce];
   const int32_t header = outgoing_header();
@@ -84,16 +85,14 @@ int fast_send(const void *buf, int bytes, int dest, int tag, SendMode mode) {
 }
 
 // What fast_recv leaves to a call: a message without the plain inline header (a split header,
-// or none at all) in `wire`, already received with status `s`.
+// or none at all) in `wire`, already received with status `s` (the caller's own, or a local one).
 [[gnu::noinline]] int fast_recv_unusual(void *buf, int capacity, int source, int tag,
-                                        MPI_Status *status, MPI_Status &s, const char *wire,
-                                        uint64_t posting) {
+                                        MPI_Status &s, const char *wire, uint64_t posting) {
   if (status_bytes(s) == piggyback::kSplitHeaderBytes) {
     // A large message for a small buffer: its payload is received (and truncated) as MPI would.
     Request r = local_receive(buf, capacity, MPI_BYTE, source, tag, MPI_COMM_WORLD, posting);
     r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));
     finish_blocking(r, s);
-    if (status != MPI_STATUS_IGNORE) *status = s;
     return s.MPI_ERROR == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   }
   fatal("a message from rank " + std::to_string(s.MPI_SOURCE) +
@@ -108,31 +107,30 @@ int fast_send(const void *buf, int bytes, int dest, int tag, SendMode mode) {
                    source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG, posting);
 }
 
-int fast_recv(void *buf, int capacity, int source, int tag, MPI_Status *status) {
+[[gnu::always_inline]] inline int fast_recv(void *buf, int capacity, int source, int tag,
+                                            MPI_Status *status) {
   Entry entry;
   ProtocolState &st = state();
   char wire[kStackBounce];
   const uint64_t posting = st.next_posting++;
-  MPI_Status s;
+  MPI_Status own;
+  MPI_Status &s = status != MPI_STATUS_IGNORE ? *status : own;
   const int wire_capacity = piggyback::kHeaderBytes + capacity;
   int rc = split::must_poll()
                ? split::recv_blocking(wire, wire_capacity, MPI_BYTE, source, tag, MPI_COMM_WORLD, s)
                : PMPI_Recv(wire, wire_capacity, MPI_BYTE, source, tag, MPI_COMM_WORLD, &s);
-  if (rc != MPI_SUCCESS) {
-    if (status != MPI_STATUS_IGNORE) *status = s;
-    return rc;
-  }
-  const int64_t bytes = status_bytes(s) - piggyback::kHeaderBytes;
-  if (bytes < 0) return fast_recv_unusual(buf, capacity, source, tag, status, s, wire, posting);
+  if (rc != MPI_SUCCESS) return rc;
+  // At most kStackBounce bytes came: the count's high part in the status is zero.
+  const int bytes = s.count_lo - piggyback::kHeaderBytes;
+  if (bytes < 0) return fast_recv_unusual(buf, capacity, source, tag, s, wire, posting);
   int32_t header;
   std::memcpy(&header, wire, piggyback::kHeaderBytes);
   copy_small(buf, wire + piggyback::kHeaderBytes, size_t(bytes));
-  set_status_bytes(s, bytes);
+  s.count_lo = bytes;
   if (st.mode == Mode::Run && (header & ~4) == piggyback::make_header(st.epoch, false))
     ++st.received[st.epoch & 3][size_t(s.MPI_SOURCE)];  // intra-epoch, nothing to log
   else
     fast_recv_noted(buf, bytes, source, tag, s, header, posting);
-  if (status != MPI_STATUS_IGNORE) *status = s;
   return MPI_SUCCESS;
 }
 
@@ -201,8 +199,8 @@ MPI_Request make_recv(void *buf, int count, MPI_Datatype type, int source, int t
   return MPI_SUCCESS;
 }
 
-inline int blocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                         MPI_Comm comm, SendMode mode) {
+[[gnu::always_inline]] inline int blocking_send(const void *buf, int count, MPI_Datatype type,
+                                                int dest, int tag, MPI_Comm comm, SendMode mode) {
   int bytes = 0;
   if (fast_path_open(comm) && dest >= 0 && dest < rt().size && mode != SendMode::Buffered &&
       small_builtin(type, count, bytes))
