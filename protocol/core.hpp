@@ -104,7 +104,20 @@ void maybe_end_restore();
 
 // --- requests (requests.cpp)
 bool is_c3_request(MPI_Request handle);
-Request &request_of(MPI_Request handle);  // fatal on a foreign or stale handle
+// c3 request handles: MPICH's request object type in bits 29-26, kind bits 00, index + 1 below.
+constexpr uint32_t kRequestType = 0xbu << 26;
+constexpr uint32_t kIndexMask = (1u << 25) - 1;
+[[noreturn]] void invalid_request(MPI_Request handle);
+// The request behind a c3 handle; fatal on a foreign or stale handle.
+inline Request &request_of(MPI_Request handle) {
+  const uint32_t h = uint32_t(handle), index = h & kIndexMask;
+  auto &table = state().requests;
+  if ((h & ~kIndexMask) == kRequestType && index - 1 < table.size()) {  // index 0 wraps around
+    Request &r = table[index - 1];
+    if (r.kind != Request::Kind::Free) return r;
+  }
+  invalid_request(handle);
+}
 MPI_Request new_request(Request::Kind kind, Request **out);
 void free_request(MPI_Request &handle);
 // MPI_Request_free of an active request: it completes inside c3 later.

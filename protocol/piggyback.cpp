@@ -20,6 +20,12 @@ struct TypeInfo {
 };
 
 TypeInfo type_info(MPI_Datatype type) {
+  // A built-in type (kind bits 01) carries its size in bits 8-15 and is contiguous; size-0
+  // markers (MPI_LB, MPI_UB) go the long way.
+  if ((uint32_t(type) >> 30) == 1) {
+    const int size = int((uint32_t(type) >> 8) & 0xff);
+    if (size != 0) return TypeInfo{size, true};
+  }
   // Direct-mapped in front of the map: every message asks.
   struct Slot {
     MPI_Datatype type = MPI_DATATYPE_NULL;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <set>
@@ -186,6 +187,79 @@ struct Request {
 };
 
 // The channel of a message as early-message registries count it.
+// The request table, indexed by c3 handle index - 1. Requests live in fixed-size chunks, so
+// references stay valid while the table grows (hooks and the awaiting set hold them), and a
+// lookup is a shift and a mask: every nonblocking call and every completion makes a few.
+class RequestTable {
+ public:
+  RequestTable() = default;
+  RequestTable(std::initializer_list<Request> requests) { *this = requests; }
+  RequestTable(const RequestTable &other) { *this = other; }
+  RequestTable &operator=(const RequestTable &other) {
+    if (this != &other) {
+      clear();
+      for (size_t i = 0; i < other.size(); ++i) emplace_back() = other[i];
+    }
+    return *this;
+  }
+  RequestTable &operator=(std::initializer_list<Request> requests) {
+    clear();
+    for (const Request &r : requests) emplace_back() = r;
+    return *this;
+  }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Request &operator[](size_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  const Request &operator[](size_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  Request &emplace_back() {
+    if (size_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Request[]>(kChunk));
+    Request &r = (*this)[size_++];
+    r = Request{};
+    return r;
+  }
+  void clear() {
+    chunks_.clear();
+    size_ = 0;
+  }
+
+  template <class Table, class Value>
+  class Iterator {
+   public:
+    Iterator(Table *table, size_t i) : table_(table), i_(i) {}
+    Value &operator*() const { return (*table_)[i_]; }
+    Iterator &operator++() { return ++i_, *this; }
+    bool operator!=(const Iterator &o) const { return i_ != o.i_; }
+    bool operator==(const Iterator &o) const { return i_ == o.i_; }
+
+   private:
+    Table *table_;
+    size_t i_;
+  };
+  auto begin() { return Iterator<RequestTable, Request>(this, 0); }
+  auto end() { return Iterator<RequestTable, Request>(this, size_); }
+  auto begin() const { return Iterator<const RequestTable, const Request>(this, 0); }
+  auto end() const { return Iterator<const RequestTable, const Request>(this, size_); }
+
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    uint64_t n = size_;
+    ar &n;
+    if constexpr (Archive::is_loading::value) {
+      clear();
+      // A damaged count ends where the record's bytes do: reading an element past them throws.
+      for (uint64_t i = 0; i < n; ++i) ar &emplace_back();
+    } else {
+      for (uint64_t i = 0; i < n; ++i) ar &(*this)[i];
+    }
+  }
+
+ private:
+  static constexpr size_t kChunkBits = 6, kChunk = size_t(1) << kChunkBits;
+  std::vector<std::unique_ptr<Request[]>> chunks_;
+  size_t size_ = 0;
+};
+
 struct Signature {
   int peer = 0;  // world rank of the other side
   int comm = 0;
@@ -212,7 +286,7 @@ struct ProtocolState {
   std::vector<int64_t> ahead;                 // a peer's Checkpoint-Initiated(epoch+1) count, -1 none
   std::map<Signature, uint64_t> early;        // received early, by sender signature
   std::map<Signature, uint64_t> was_early;    // restart: our sends a peer already has
-  std::deque<Request> requests;               // index = handle index - 1 (stable references)
+  RequestTable requests;                      // index = handle index - 1
   CheckpointLog log;                          // of the checkpoint in progress
   std::deque<LateMessage> pool;               // restart: late messages not yet delivered
   CheckpointLog replay;                       // restart: the log being replayed

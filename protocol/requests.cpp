@@ -12,8 +12,6 @@
 namespace c3::mpi {
 namespace {
 
-constexpr uint32_t kRequestType = 0xbu << 26;
-constexpr uint32_t kIndexMask = (1u << 25) - 1;
 std::vector<size_t> g_orphans;  // freed by the program while still active
 
 // A cancel that lost the race is as non-deterministic as one that won: logged when the
@@ -116,14 +114,9 @@ bool is_c3_request(MPI_Request handle) {
   return (h & ~kIndexMask) == kRequestType && (h & kIndexMask) != 0;
 }
 
-Request &request_of(MPI_Request handle) {
-  auto &table = state().requests;
-  uint32_t index = uint32_t(handle) & kIndexMask;
-  if (!is_c3_request(handle) || index > table.size() ||
-      table[index - 1].kind == Request::Kind::Free)
-    fatal("invalid MPI_Request " + std::to_string(handle) +
-          " (not a live request; was it freed or never created?)");
-  return table[index - 1];
+void invalid_request(MPI_Request handle) {
+  fatal("invalid MPI_Request " + std::to_string(handle) +
+        " (not a live request; was it freed or never created?)");
 }
 
 // Free slots of the table, lowest last.
@@ -145,11 +138,11 @@ MPI_Request new_request(Request::Kind kind, Request **out) {
   if (!slots.empty()) {
     index = slots.back();
     slots.pop_back();
+    table[index] = Request{};
   } else {
     if (table.size() >= kIndexMask) fatal("too many live MPI requests");
     table.emplace_back();
   }
-  table[index] = Request{};
   table[index].kind = kind;
   *out = &table[index];
   return MPI_Request(kRequestType | uint32_t(index + 1));

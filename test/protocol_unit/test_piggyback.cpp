@@ -379,3 +379,24 @@ TEST_CASE("piggyback: fix_probe_status counts the payload only", "[piggyback]") 
   pb::release(sr);
   pb::release(rr);
 }
+
+TEST_CASE("piggyback: sizes read from built-in handles agree with MPI_Type_size", "[piggyback]") {
+  // The fast paths take a built-in type's size from its handle bits, never asking MPICH.
+  const MPI_Datatype builtins[] = {
+      MPI_CHAR,          MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE,         MPI_WCHAR,
+      MPI_SHORT,         MPI_UNSIGNED_SHORT, MPI_INT,        MPI_UNSIGNED,     MPI_LONG,
+      MPI_UNSIGNED_LONG, MPI_LONG_LONG,   MPI_UNSIGNED_LONG_LONG, MPI_FLOAT,   MPI_DOUBLE,
+      MPI_LONG_DOUBLE,   MPI_INT8_T,      MPI_INT16_T,       MPI_INT32_T,      MPI_INT64_T,
+      MPI_UINT8_T,       MPI_UINT16_T,    MPI_UINT32_T,      MPI_UINT64_T,     MPI_C_BOOL,
+      MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_AINT,   MPI_OFFSET,       MPI_COUNT,
+      MPI_PACKED,        MPI_FLOAT_INT,   MPI_DOUBLE_INT,    MPI_2INT,         MPI_SHORT_INT};
+  for (MPI_Datatype t : builtins) {
+    int size = 0;
+    PMPI_Type_size(t, &size);
+    INFO("datatype handle " << std::hex << t);
+    CHECK(pb::payload_bytes(3, t) == 3 * int64_t(size));
+    MPI_Aint lb = 0, extent = 0;
+    PMPI_Type_get_extent(t, &lb, &extent);
+    CHECK(pb::contiguous(t) == (lb == 0 && extent == size));
+  }
+}

@@ -117,7 +117,7 @@ TEST_CASE("requests: a restored table reuses its free slots lowest first", "[req
   EmptyTable guard;
   // As a restart leaves it: entries 2 and 4 free.
   auto &table = state().requests;
-  table.resize(5);
+  while (table.size() < 5) table.emplace_back();
   for (size_t i : {0u, 2u, 4u}) table[i].kind = Request::Kind::Send;
   table[1].kind = Request::Kind::Free;
   table[3].kind = Request::Kind::Free;
@@ -133,6 +133,31 @@ TEST_CASE("requests: a restored table reuses its free slots lowest first", "[req
   CHECK(&request_of(h1) == &table[1]);
   CHECK(&request_of(h2) == &table[3]);
   CHECK(&request_of(h3) == &table[5]);
+}
+
+TEST_CASE("requests: entries keep their address while the table grows past many chunks",
+          "[requests]") {
+  EmptyTable guard;
+  std::vector<std::pair<MPI_Request, Request *>> made;
+  for (int i = 0; i < 300; ++i) {
+    Request *r = nullptr;
+    MPI_Request h = new_request(Request::Kind::Send, &r);
+    r->tag = i;
+    made.emplace_back(h, r);
+  }
+  CHECK(state().requests.size() == 300);
+  for (int i = 0; i < 300; ++i) {
+    CHECK(&request_of(made[size_t(i)].first) == made[size_t(i)].second);
+    CHECK(request_of(made[size_t(i)].first).tag == i);
+  }
+  int seen = 0;
+  for (const Request &r : state().requests) seen += r.kind == Request::Kind::Send;
+  CHECK(seen == 300);
+  const RequestTable copy = state().requests;
+  REQUIRE(copy.size() == 300);
+  CHECK(copy[299].tag == 299);
+  CHECK(&copy[299] != made[299].second);
+  for (auto &[h, r] : made) free_request(h);
 }
 
 TEST_CASE("requests: a stale or foreign handle ends the process", "[requests]") {
