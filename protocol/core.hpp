@@ -41,6 +41,16 @@ class Entry {
   bool outermost_;
 };
 
+// c3's own MPI calls outside any hook (the checkpoint snapshot) count as inside the layer too:
+// a crash there is a peer's failure, not the program's (output::hold_on_crash_when).
+class InsideLayer {
+ public:
+  InsideLayer() { ++g_depth; }
+  ~InsideLayer() { --g_depth; }
+  InsideLayer(const InsideLayer &) = delete;
+  InsideLayer &operator=(const InsideLayer &) = delete;
+};
+
 [[noreturn]] void fatal(const std::string &message);
 // An error every rank of MPI_COMM_WORLD has found alike (restart agreement): rank 0 reports it,
 // all ranks finalize MPI and exit with status 2, so no abort races the message out of mpiexec.

@@ -166,6 +166,7 @@ void leave_slow() {
 void fatal(const std::string &message) {
   std::fprintf(stderr, "c3: error: %s\n", message.c_str());
   std::fflush(stderr);
+  output::release();  // this rank's own error, as with MPI_Abort: what it printed is shown
   // mpiexec stops forwarding output once the abort tears the job down: give it the message first.
   if (g_rt.initialized && !g_rt.finalized) {
     usleep(200000);
@@ -342,6 +343,9 @@ void link_coordinator();
 
 void setup_after_init(bool restarting) {
   link_coordinator();
+  // c3 is inside MPICH only below a hook (or the checkpoint protocol), where a peer's death
+  // shows as an abort of this rank.
+  output::hold_on_crash_when([] { return g_depth > 0; });
   PMPI_Comm_rank(MPI_COMM_WORLD, &g_rt.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &g_rt.size);
   PMPI_Comm_dup(MPI_COMM_WORLD, &g_rt.control);

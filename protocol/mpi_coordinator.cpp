@@ -70,6 +70,7 @@ class MpiCoordinator final : public Coordinator {
   }
 
   std::string snapshot(uint64_t) override {
+    InsideLayer inside;
     split::finish_pending_payloads();
     enter_checkpoint();
     std::string bytes = files::encode_snapshot(state());

@@ -54,12 +54,34 @@ void release_raw() {
   if (ftruncate(g_memory, 0) == 0) lseek(g_memory, 0, SEEK_SET);
 }
 
-void release_at_exit() { release(); }
+bool (*g_failure_elsewhere)() = nullptr;  // see hold_on_crash_when
+
+// Whether the process ends because another one failed; then says so on stderr.
+// Async-signal-safe.
+bool ends_for_failure_elsewhere(const char *how, size_t how_length) {
+  if (!g_failure_elsewhere || !g_failure_elsewhere()) return false;
+  if (g_memory < 0 || lseek(g_memory, 0, SEEK_CUR) <= 0) return true;  // nothing held back
+  static const char rest[] =
+      " inside the MPI library (did another rank fail?); output after the newest committed "
+      "checkpoint stays held back for the restart\n";
+  ssize_t ignored = write(2, how, how_length);
+  ignored = write(2, rest, sizeof rest - 1);
+  (void)ignored;
+  return true;
+}
+
+void release_at_exit() {
+  static const char how[] = "c3: exiting";
+  std::fflush(stdout);
+  if (!ends_for_failure_elsewhere(how, sizeof how - 1)) release();
+}
 
 // A crash is a program error the user wants to see output for; external termination (SIGTERM,
-// SIGINT, SIGKILL) is a failure the restart recovers from, so its output stays held back.
+// SIGINT, SIGKILL) is a failure the restart recovers from, so its output stays held back. So is
+// a crash the failure of another process caused (g_failure_elsewhere): the restart prints it.
 void release_on_crash(int sig) {
-  release_raw();
+  static const char how[] = "c3: crashed";
+  if (!ends_for_failure_elsewhere(how, sizeof how - 1)) release_raw();
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -88,6 +110,8 @@ void begin(Mode mode) {
     if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) signal(sig, release_on_crash);
   }
 }
+
+void hold_on_crash_when(bool (*failure_elsewhere)()) { g_failure_elsewhere = failure_elsewhere; }
 
 bool capturing() { return g_memory >= 0; }
 int real_stdout_fd() { return g_real; }

@@ -15,6 +15,11 @@ enum class Mode { Auto, Commit, Immediate };  // Auto: Commit unless stdout is a
 
 // Starts capturing (if the mode says so). Safe to call once, before the application runs.
 void begin(Mode mode);
+// A crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) or exit releases the held output, unless
+// `failure_elsewhere` (async-signal-safe) says another process's failure caused it: MPI aborts
+// a rank whose peer died in mid-transfer (UCX with abort(), MPICH's fatal error handler with
+// exit()), and that rank's restart prints the output again.
+void hold_on_crash_when(bool (*failure_elsewhere)());
 bool capturing();
 // The descriptor of the real stdout (1 when not capturing).
 int real_stdout_fd();

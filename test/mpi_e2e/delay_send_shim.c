@@ -27,20 +27,17 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "shim_setting.h"
+
 static int armed;
 static int delay_rank = -1, delay_tag, delay_dest = -1, delay_ms = 500;
 
-static int setting(const char *name, int fallback) {
-  const char *value = getenv(name);
-  return value && *value ? atoi(value) : fallback;
-}
-
 __attribute__((constructor)) static void read_settings(void) {
-  int rank = setting("PMI_RANK", -1);
-  delay_rank = setting("DELAY_SEND_RANK", -1);
-  delay_tag = setting("DELAY_SEND_TAG", -1);
-  delay_dest = setting("DELAY_SEND_DEST", -1);
-  delay_ms = setting("DELAY_SEND_MS", 500);
+  int rank = shim_setting("PMI_RANK", -1);
+  delay_rank = shim_setting("DELAY_SEND_RANK", -1);
+  delay_tag = shim_setting("DELAY_SEND_TAG", -1);
+  delay_dest = shim_setting("DELAY_SEND_DEST", -1);
+  delay_ms = shim_setting("DELAY_SEND_MS", 500);
   armed = rank >= 0 && rank == delay_rank && getenv("DELAY_SEND_TAG") != NULL;
 }
 

@@ -11,7 +11,7 @@
 #                   [--restart-env VAR=value]...
 #       actions (each described where it is handled below):
 #       uninterrupted <min checkpoints> [messages] | fault <C3_FAULT> | twice <fault> <fault> |
-#       kill [seed] | wrong-ranks <fault> | damaged <checkpoint> <rank> [c3|log] |
+#       kill [seed] | crash | wrong-ranks <fault> | damaged <checkpoint> <rank> [c3|log] |
 #       finalize-mid-checkpoint
 #
 # Every mpiexec runs under `timeout`: a run that does not finish is reported as a hang. Every
@@ -408,6 +408,24 @@ kill)
     fi
   elif [ "$failures" = 0 ]; then
     fail "could not kill rank $victim while the program ran"
+  fi
+  ;;
+
+crash)
+  # crash: a rank of the run crashes inside an MPI call (the preloaded library of --killed-env
+  # makes it, as UCX aborts a rank whose peer died mid-transfer). The output it held back must
+  # stay held (c3 says so on stderr): the restart from the newest checkpoint prints it.
+  : > out.part
+  mpirun "$RANKS" out.part err.kill ${KILLED_ENV[@]+"${KILLED_ENV[@]}"}
+  rc=$?
+  if [ "$rc" != 124 ]; then
+    expect_preload_note err.kill "the crashing run"
+    expect_grep '^c3: crashed inside the MPI library' err.kill "the crashing run"
+    [ "$rc" != 0 ] || fail "the crashing run finished (exit 0)"
+    strip_hydra_banner out.part
+    cat out.part > out
+    expect_prefix out "run crashed inside MPI"
+    restart_run out err.restart && expect_same out "$EXPECTED" "crashed inside MPI, restarted"
   fi
   ;;
 
