@@ -12,9 +12,10 @@
 namespace c3::mpi {
 namespace {
 
-// Small messages of built-in types on MPI_COMM_WORLD outside Restore, the common case of
-// latency-bound codes, go through a bounce buffer on the stack with no table, map or allocation.
-constexpr int kStackBounce = 256;
+// Blocking messages of built-in types on MPI_COMM_WORLD outside Restore that carry their header
+// inline (up to the bounce limit), the common case of latency-bound codes, go through a bounce
+// buffer on the stack with no table, map or allocation.
+constexpr int kStackBounce = int(piggyback::kBounceLimit) + piggyback::kHeaderBytes;
 
 // MPICH keeps a built-in type's size in bits 8-15 of its handle (kind bits 01); built-in types
 // are contiguous. Others (pair types like MPI_FLOAT_INT are direct handles, derived types) are not
@@ -121,6 +122,7 @@ inline void copy_small(void *to, const void *from, size_t n) {
                : PMPI_Recv(wire, wire_capacity, MPI_BYTE, source, tag, MPI_COMM_WORLD, &s);
   if (rc != MPI_SUCCESS) return rc;
   // At most kStackBounce bytes came: the count's high part in the status is zero.
+  static_assert(kStackBounce < (1 << 30));
   const int bytes = s.count_lo - piggyback::kHeaderBytes;
   if (bytes < 0) return fast_recv_unusual(buf, capacity, source, tag, s, wire, posting);
   int32_t header;
