@@ -210,7 +210,7 @@ void release(Request &r) {
   r.wire_cached = false;
   if (r.bounce.capacity() == kFullBounce && g_spare_bounces.size() < kMaxSpareBounces)
     g_spare_bounces.push_back(std::move(r.bounce));
-  else if (r.bounce.capacity() > 64)
+  else if (r.bounce.capacity() > BounceBuffer::kSmallCapacity)
     r.bounce.release();
   r.bounce.clear();
 }

@@ -138,7 +138,7 @@ MPI_Request new_request(Request::Kind kind, Request **out) {
   if (!slots.empty()) {
     index = slots.back();
     slots.pop_back();
-    table[index] = Request{};
+    table[index].reset();
   } else {
     if (table.size() >= kIndexMask) fatal("too many live MPI requests");
     table.emplace_back();
@@ -152,7 +152,7 @@ void free_request(MPI_Request &handle) {
   Request &r = request_of(handle);
   split::header_stage_over(r);
   piggyback::release(r);
-  r = Request{};
+  r.reset();
   free_slots().push_back((uint32_t(handle) & kIndexMask) - 1);
   handle = MPI_REQUEST_NULL;
 }
@@ -331,7 +331,7 @@ void complete_orphans(bool block) {
     if (block && r.kind == Request::Kind::Send) wait_request(r);
     if (test_request(r) || !r.active) {
       piggyback::release(r);
-      r = Request{};
+      r.reset();
       free_slots().push_back(g_orphans[i]);
       g_orphans.erase(g_orphans.begin() + long(i));
     } else {
