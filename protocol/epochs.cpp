@@ -34,6 +34,8 @@ constexpr int kTagInitiated = 1;  // {epoch, messages the sender sent us in epoc
 constexpr int kTagFinal = 2;      // {newest checkpoint the sender committed}
 constexpr int kTagAllInitiated = 3;  // {epoch}: the sender has Checkpoint-Initiated from all
 constexpr int kTagLoggingEnded = 4;  // {epoch}: the sender left NonDet-Log
+constexpr int kTagFinalizing = 5;    // {epoch}: the sender is in MPI_Finalize, at that epoch for good
+constexpr int kTagReleased = 6;      // {}: the sender, in MPI_Finalize, recorded all its output as shown
 
 ProtocolState &g_state = g_protocol_state;
 Runtime &g_rt = g_runtime;
@@ -43,6 +45,10 @@ void handle_control(int source, int tag, const uint64_t (&msg)[2]) {
   if (tag == kTagAllInitiated) {
     // Always of the current epoch: the sender had our Checkpoint-Initiated of it.
     if (msg[0] == st.epoch) ++g_rt.all_initiated_from;
+    return;
+  }
+  if (tag == kTagFinalizing) {
+    g_rt.finalizing_epoch[size_t(source)] = int64_t(msg[0]);
     return;
   }
   if (tag == kTagLoggingEnded) {
@@ -361,6 +367,7 @@ void setup_after_init(bool restarting) {
   st.expected_late.assign(n, 0);
   st.initiated.assign(n, 1);
   st.ahead.assign(n, -1);
+  g_rt.finalizing_epoch.assign(n, -1);
   // Checkpoint numbers continue above everything in the directory, on every rank alike.
   uint64_t highest = 0;
   try {
@@ -377,9 +384,49 @@ void setup_after_init(bool restarting) {
   if (!restarting) files::record_released_output(CheckpointDir(config().ckpt_dir), g_rt.rank, 0);
 }
 
+namespace {
+
+bool checkpoint_in_progress() {
+  return g_state.mode == Mode::NonDetLog || g_state.mode == Mode::RecvOnlyLog;
+}
+
+// In MPI_Finalize, whether the checkpoint in progress can no longer commit: a rank finalized
+// before taking it, or a late message never came (the program has received all it will).
+bool cannot_commit_any_more() {
+  const ProtocolState &st = g_state;
+  for (int64_t e : g_rt.finalizing_epoch)
+    if (e >= 0 && uint64_t(e) < st.epoch) return true;
+  return st.mode == Mode::RecvOnlyLog && !late_complete();
+}
+
+// MPI_Finalize with a checkpoint in progress: a rank that finalizes early (its last pragma was
+// near the end) still serves the protocol, so the checkpoint commits once every rank has taken
+// it, instead of being abandoned because one rank was quicker. Blocks on control messages only:
+// every peer either takes the checkpoint or announces that it finalized without it.
+void finish_checkpoint_in_finalize() {
+  while (checkpoint_in_progress() && !cannot_commit_any_more()) {
+    MPI_Status status;
+    PMPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_rt.control, &status);
+    uint64_t msg[2];
+    PMPI_Recv(msg, 2, MPI_UINT64_T, status.MPI_SOURCE, status.MPI_TAG, g_rt.control,
+              MPI_STATUS_IGNORE);
+    if (status.MPI_TAG == kTagFinal)
+      g_rt.final_from.push_back({status.MPI_SOURCE, msg[0]});
+    else
+      handle_control(status.MPI_SOURCE, status.MPI_TAG, msg);
+    complete_orphans(false);
+    maybe_advance();
+  }
+}
+
+}  // namespace
+
 void finalize_protocol() {
   ProtocolState &st = g_state;
   progress();
+  for (int q = 0; q < g_rt.size; ++q)
+    if (q != g_rt.rank) post_control(q, kTagFinalizing, st.epoch, 0);
+  finish_checkpoint_in_finalize();
   if (st.mode == Mode::NonDetLog || st.mode == Mode::RecvOnlyLog)
     std::fprintf(stderr,
                  "c3: checkpoint %lu abandoned at MPI_Finalize (%s: it cannot commit any more); "
@@ -388,11 +435,12 @@ void finalize_protocol() {
                  static_cast<unsigned long>(st.locally_committed));
   for (int q = 0; q < g_rt.size; ++q)
     if (q != g_rt.rank) post_control(q, kTagFinal, st.locally_committed, 0);
-  // Everything a peer sent us on the control communicator arrives before its final message.
+  // Two rounds: Final (everything a peer sent us on the control communicator arrives before
+  // it), then Released. Earlier messages of other tags no longer matter.
   uint64_t everyone = st.locally_committed;
-  size_t finals = g_rt.final_from.size();
+  size_t finals = g_rt.final_from.size(), released = 0;
   for (const auto &f : g_rt.final_from) everyone = std::min(everyone, f.second);
-  while (finals + 1 < size_t(g_rt.size)) {
+  auto take_one = [&] {
     MPI_Status status;
     PMPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_rt.control, &status);
     uint64_t msg[2];
@@ -401,15 +449,23 @@ void finalize_protocol() {
     if (status.MPI_TAG == kTagFinal) {
       ++finals;
       everyone = std::min(everyone, msg[0]);
+    } else if (status.MPI_TAG == kTagReleased) {
+      ++released;
     }
-  }
-  reap_control_sends(true);
-  if (everyone > 0) learn_global_commit(everyone);
+  };
+  while (finals + 1 < size_t(g_rt.size)) take_one();
   // Every rank has finished the program: its output is final. A restart after a rank dies from
   // here on replays from the last checkpoint and drops what is recorded as shown.
   output::release();
   files::record_released_output(CheckpointDir(config().ckpt_dir), g_rt.rank,
                                 output::released_bytes());
+  // Older checkpoints are deleted (C3_KEEP) only once every rank has recorded its output as
+  // shown: a restart from one of them would otherwise print that output again.
+  for (int q = 0; q < g_rt.size; ++q)
+    if (q != g_rt.rank) post_control(q, kTagReleased, 0, 0);
+  while (released + 1 < size_t(g_rt.size)) take_one();
+  reap_control_sends(true);
+  if (everyone > 0) learn_global_commit(everyone);
   if (st.mode != Mode::Run) set_mode(Mode::Run);
   complete_orphans(true);
   piggyback::free_cached_types();

@@ -341,6 +341,7 @@ struct Runtime {
   std::vector<uint64_t> initiated_counts;       // Checkpoint-Initiated payload per peer
   std::map<uint64_t, uint64_t> pending_output_marks;  // checkpoint -> stdout bytes at it
   std::vector<std::pair<int, uint64_t>> final_from;   // early MPI_Finalize notices
+  std::vector<int64_t> finalizing_epoch;  // per rank: its epoch when it entered MPI_Finalize, or -1
   bool sent_all_initiated = false;  // told every rank we have all Checkpoint-Initiated
   int all_initiated_from = 0;       // ranks known to have all Checkpoint-Initiated (us included)
   bool logging_ended_elsewhere = false;  // a rank left NonDet-Log of this epoch (so all may)
