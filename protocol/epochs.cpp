@@ -338,8 +338,9 @@ void learn_global_commit(uint64_t number) {
   auto mark = g_rt.pending_output_marks.find(number);
   if (mark != g_rt.pending_output_marks.end()) {
     uint64_t released = output::released_bytes();
-    if (mark->second > released) output::release_prefix(mark->second - released);
-    files::record_released_output(dir, g_rt.rank, output::released_bytes());
+    auto record = [&] { files::record_released_output(dir, g_rt.rank, output::released_bytes()); };
+    if (mark->second > released) output::release_prefix(mark->second - released, record);
+    record();
     g_rt.pending_output_marks.erase(g_rt.pending_output_marks.begin(), ++mark);
   }
   fault::reached(FaultStage::AfterCommit, number);
@@ -456,9 +457,10 @@ void finalize_protocol() {
   while (finals + 1 < size_t(g_rt.size)) take_one();
   // Every rank has finished the program: its output is final. A restart after a rank dies from
   // here on replays from the last checkpoint and drops what is recorded as shown.
-  output::release();
-  files::record_released_output(CheckpointDir(config().ckpt_dir), g_rt.rank,
-                                output::released_bytes());
+  const CheckpointDir dir(config().ckpt_dir);
+  auto record = [&] { files::record_released_output(dir, g_rt.rank, output::released_bytes()); };
+  output::release(record);
+  record();
   // Older checkpoints are deleted (C3_KEEP) only once every rank has recorded its output as
   // shown: a restart from one of them would otherwise print that output again.
   for (int q = 0; q < g_rt.size; ++q)

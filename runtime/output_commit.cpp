@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <initializer_list>
 #include <string>
 
@@ -122,24 +123,30 @@ uint64_t pending_bytes() {
   return at > 0 ? uint64_t(at) : 0;
 }
 
-void release() {
+void release(const std::function<void()> &shown) {
   if (g_memory < 0) return;
   std::fflush(stdout);
-  g_released += pending_bytes();
-  release_raw();
+  const uint64_t held = pending_bytes();
+  g_released += held;
+  if (held == 0) return;
+  copy_out(0, off_t(held));
+  if (shown) shown();
+  // fd 1 shares the memory file's offset: start over at 0.
+  if (ftruncate(g_memory, 0) == 0) lseek(g_memory, 0, SEEK_SET);
 }
 
-void release_prefix(uint64_t bytes) {
+void release_prefix(uint64_t bytes, const std::function<void()> &shown) {
   if (g_memory < 0) return;
   std::fflush(stdout);
   uint64_t held = pending_bytes();
   if (bytes >= held) {
-    release();
+    release(shown);
     return;
   }
   if (bytes == 0) return;
   copy_out(0, off_t(bytes));
   g_released += bytes;
+  if (shown) shown();
   // Move the rest to the front; fd 1 shares the offset, so it ends right after the rest.
   std::string rest(held - bytes, '\0');
   size_t got = 0;

@@ -7,6 +7,7 @@
 // The program's fd 1 becomes a memory file; the real stdout is kept on another descriptor.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace c3::output {
@@ -26,10 +27,12 @@ int real_stdout_fd();
 // Bytes written by the program and not released yet (after fflush(stdout)).
 uint64_t pending_bytes();
 // Writes everything captured so far to the real stdout. Call after a commit and at exit.
-void release();
+// `shown` runs as soon as the bytes are written, before anything else: a caller that records
+// what was shown keeps the window in which a kill shows output without recording it small.
+void release(const std::function<void()> &shown = {});
 // Writes the first `bytes` held bytes (at most all of them) and keeps holding the rest: an MPI
 // rank releases output only up to the newest checkpoint every rank has committed.
-void release_prefix(uint64_t bytes);
+void release_prefix(uint64_t bytes, const std::function<void()> &shown = {});
 // Bytes released to the real stdout over the lineage of runs (set_released_bytes at restart).
 uint64_t released_bytes();
 void set_released_bytes(uint64_t bytes);
