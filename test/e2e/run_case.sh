@@ -190,9 +190,11 @@ restart() { # restart [VAR=value...]: C3_RESTART=$RESTART_MODE with the restart 
   env C3_RESTART="$RESTART_MODE" "$@" "$PROG" ${RESTART_ARGS[@]+"${RESTART_ARGS[@]}"} < "$IN"
 }
 # Starts over when the killed run left no committed checkpoint (what a user does: a fresh run
-# cannot continue a half-written output file).
-fresh_if_no_checkpoint() {
-  if ! has_committed ckpt; then : > out; fi
+# cannot continue a half-written output file). Empties the given files (default: out).
+fresh_if_no_checkpoint() { # fresh_if_no_checkpoint [file...]
+  has_committed ckpt && return 0
+  local f
+  for f in "${@:-out}"; do : > "$f"; done
 }
 
 # kill_and_restart <fault> [extra env for the killed run]: leaves out, err.kill, err.restart
@@ -285,7 +287,8 @@ random)
   attempt=0 rc=1
   while [ $attempt -lt 20 ]; do
     attempt=$((attempt + 1))
-    fresh_if_no_checkpoint
+    # stderr too: a run killed before its first checkpoint may have written to it already
+    fresh_if_no_checkpoint out err
     # env execs the program, so $! is the program's own pid
     if [ $attempt = 1 ]; then
       env "$PROG" ${ARGS[@]+"${ARGS[@]}"} < "$IN" >> out 2>> err &
