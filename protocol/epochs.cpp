@@ -208,22 +208,42 @@ void set_mode(Mode mode) {
   update_attention();
 }
 
+namespace {
+
+struct ControlMessage {
+  int source = 0, tag = 0;
+  uint64_t words[2] = {0, 0};
+};
+
+// Receives the next control message; waits for one when `wait`, else says whether one was there.
+bool take_control(ControlMessage &m, bool wait) {
+  MPI_Status status;
+  if (wait) {
+    PMPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_rt.control, &status);
+  } else {
+    int flag = 0;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_rt.control, &flag, &status);
+    if (!flag) return false;
+  }
+  m.source = status.MPI_SOURCE;
+  m.tag = status.MPI_TAG;
+  PMPI_Recv(m.words, 2, MPI_UINT64_T, m.source, m.tag, g_rt.control, MPI_STATUS_IGNORE);
+  return true;
+}
+
+// A control message outside MPI_Finalize's last rounds: a Final is kept for them.
+void dispatch_control(const ControlMessage &m) {
+  if (m.tag == kTagFinal)
+    g_rt.final_from.push_back({m.source, m.words[0]});
+  else
+    handle_control(m.source, m.tag, m.words);
+}
+
+}  // namespace
+
 void poll_control() {
   if (!g_rt.initialized || g_rt.finalized) return;
-  for (;;) {
-    int flag = 0;
-    MPI_Status status;
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_rt.control, &flag, &status);
-    if (!flag) break;
-    uint64_t msg[2];
-    PMPI_Recv(msg, 2, MPI_UINT64_T, status.MPI_SOURCE, status.MPI_TAG, g_rt.control,
-              MPI_STATUS_IGNORE);
-    if (status.MPI_TAG == kTagFinal) {
-      g_rt.final_from.push_back({status.MPI_SOURCE, msg[0]});
-      continue;
-    }
-    handle_control(status.MPI_SOURCE, status.MPI_TAG, msg);
-  }
+  for (ControlMessage m; take_control(m, false);) dispatch_control(m);
   if (!g_rt.control_sends.empty()) reap_control_sends(false);
 }
 
@@ -406,15 +426,9 @@ bool cannot_commit_any_more() {
 // every peer either takes the checkpoint or announces that it finalized without it.
 void finish_checkpoint_in_finalize() {
   while (checkpoint_in_progress() && !cannot_commit_any_more()) {
-    MPI_Status status;
-    PMPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_rt.control, &status);
-    uint64_t msg[2];
-    PMPI_Recv(msg, 2, MPI_UINT64_T, status.MPI_SOURCE, status.MPI_TAG, g_rt.control,
-              MPI_STATUS_IGNORE);
-    if (status.MPI_TAG == kTagFinal)
-      g_rt.final_from.push_back({status.MPI_SOURCE, msg[0]});
-    else
-      handle_control(status.MPI_SOURCE, status.MPI_TAG, msg);
+    ControlMessage m;
+    take_control(m, true);
+    dispatch_control(m);
     complete_orphans(false);
     maybe_advance();
   }
@@ -428,7 +442,7 @@ void finalize_protocol() {
   for (int q = 0; q < g_rt.size; ++q)
     if (q != g_rt.rank) post_control(q, kTagFinalizing, st.epoch, 0);
   finish_checkpoint_in_finalize();
-  if (st.mode == Mode::NonDetLog || st.mode == Mode::RecvOnlyLog)
+  if (checkpoint_in_progress())
     std::fprintf(stderr,
                  "c3: checkpoint %lu abandoned at MPI_Finalize (%s: it cannot commit any more); "
                  "checkpoint %lu stays the newest\n",
@@ -442,15 +456,12 @@ void finalize_protocol() {
   size_t finals = g_rt.final_from.size(), released = 0;
   for (const auto &f : g_rt.final_from) everyone = std::min(everyone, f.second);
   auto take_one = [&] {
-    MPI_Status status;
-    PMPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_rt.control, &status);
-    uint64_t msg[2];
-    PMPI_Recv(msg, 2, MPI_UINT64_T, status.MPI_SOURCE, status.MPI_TAG, g_rt.control,
-              MPI_STATUS_IGNORE);
-    if (status.MPI_TAG == kTagFinal) {
+    ControlMessage m;
+    take_control(m, true);
+    if (m.tag == kTagFinal) {
       ++finals;
-      everyone = std::min(everyone, msg[0]);
-    } else if (status.MPI_TAG == kTagReleased) {
+      everyone = std::min(everyone, m.words[0]);
+    } else if (m.tag == kTagReleased) {
       ++released;
     }
   };
