@@ -70,7 +70,7 @@ def unsupported_wrappers(prototypes: list[Prototype]) -> str:
         "// it or fails loudly, then passes the call to PMPI_ unchanged.",
         "#include <mpi.h>",
         "",
-        '#include "unsupported_call.hpp"',
+        '#include "hooks/unsupported_call.hpp"',
         "",
     ]
     for prototype in prototypes:

@@ -4,8 +4,12 @@
 #include <functional>
 #include <map>
 
-#include "core.hpp"
-#include "piggyback.hpp"
+#include "layer/layer.hpp"
+#include "messages/message_registry.hpp"
+#include "messages/requests.hpp"
+#include "modes/epochs.hpp"
+#include "nondet/nondet.hpp"
+#include "messages/piggyback.hpp"
 #include "unit_support.hpp"
 
 namespace c3::mpi::test {

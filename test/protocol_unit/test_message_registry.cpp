@@ -3,8 +3,12 @@
 // pool and was-early suppression.
 #include <catch2/catch.hpp>
 
-#include "core.hpp"
-#include "piggyback.hpp"
+#include "layer/layer.hpp"
+#include "messages/message_registry.hpp"
+#include "messages/requests.hpp"
+#include "modes/epochs.hpp"
+#include "nondet/nondet.hpp"
+#include "messages/piggyback.hpp"
 #include "unit_support.hpp"
 
 using namespace c3::mpi;

@@ -2,7 +2,11 @@
 // after a restart, on the process's protocol state (put back after each test).
 #include <catch2/catch.hpp>
 
-#include "core.hpp"
+#include "layer/layer.hpp"
+#include "messages/message_registry.hpp"
+#include "messages/requests.hpp"
+#include "modes/epochs.hpp"
+#include "nondet/nondet.hpp"
 #include "unit_support.hpp"
 
 using namespace c3::mpi;

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "piggyback.hpp"
+#include "messages/piggyback.hpp"
 
 namespace pb = c3::mpi::piggyback;
 using c3::mpi::Request;

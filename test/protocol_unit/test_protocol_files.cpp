@@ -16,7 +16,7 @@
 #include "ckpt_file.hpp"
 #include "ckpt_test_tmpdir.hpp"
 #include "error.hpp"
-#include "protocol_files.hpp"
+#include "checkpoint/protocol_files.hpp"
 
 namespace files = c3::mpi::files;
 using c3::CheckpointDir;

@@ -6,8 +6,12 @@
 #include <map>
 #include <set>
 
-#include "core.hpp"
-#include "piggyback.hpp"
+#include "layer/layer.hpp"
+#include "messages/message_registry.hpp"
+#include "messages/requests.hpp"
+#include "modes/epochs.hpp"
+#include "nondet/nondet.hpp"
+#include "messages/piggyback.hpp"
 #include "unit_support.hpp"
 
 using namespace c3::mpi;

@@ -17,9 +17,13 @@
 #include <thread>
 #include <vector>
 
-#include "core.hpp"
-#include "piggyback.hpp"
-#include "split_transfer.hpp"
+#include "layer/layer.hpp"
+#include "messages/message_registry.hpp"
+#include "messages/requests.hpp"
+#include "modes/epochs.hpp"
+#include "nondet/nondet.hpp"
+#include "messages/piggyback.hpp"
+#include "messages/split_transfer.hpp"
 #include "unit_support.hpp"
 
 using namespace c3::mpi;

@@ -5,8 +5,12 @@
 
 #include <string>
 
-#include "core.hpp"
-#include "protocol_state.hpp"
+#include "layer/layer.hpp"
+#include "messages/message_registry.hpp"
+#include "messages/requests.hpp"
+#include "modes/epochs.hpp"
+#include "nondet/nondet.hpp"
+#include "state/protocol_state.hpp"
 
 namespace c3::mpi::test {
 

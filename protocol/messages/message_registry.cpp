@@ -2,12 +2,15 @@
 // sender's checkpoint, received after ours: logged with payload) or early (sent after the
 // sender's checkpoint, received before ours: counted, so a restart does not send it again).
 // Also the restart's side: late messages served from the log, was-early sends suppressed.
+#include "messages/message_registry.hpp"
+
 #include <cstring>
 #include <map>
 
 #include "checkpoint.hpp"
-#include "core.hpp"
-#include "piggyback.hpp"
+#include "layer/layer.hpp"
+#include "messages/piggyback.hpp"
+#include "modes/epochs.hpp"
 
 namespace c3::mpi {
 namespace {

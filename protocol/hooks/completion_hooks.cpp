@@ -5,9 +5,12 @@
 #include <cstring>
 #include <vector>
 
-#include "core.hpp"
+#include "layer/layer.hpp"
+#include "messages/requests.hpp"
+#include "messages/split_transfer.hpp"
+#include "modes/epochs.hpp"
 #include "mpi_hooks.hpp"
-#include "split_transfer.hpp"
+#include "nondet/nondet.hpp"
 
 namespace c3::mpi {
 namespace {

@@ -3,7 +3,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core.hpp"
+#include "layer/layer.hpp"
+#include "messages/requests.hpp"
+#include "modes/epochs.hpp"
 #include "mpi_hooks.hpp"
 #include "output_commit.hpp"
 

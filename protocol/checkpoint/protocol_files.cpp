@@ -1,4 +1,4 @@
-#include "protocol_files.hpp"
+#include "checkpoint/protocol_files.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "protocol_state.hpp"
+#include "state/protocol_state.hpp"
 
 namespace c3::mpi::split {
 

@@ -13,50 +13,47 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
+#include "build_id.hpp"
 #include "checkpoint.hpp"
+#include "checkpoint/protocol_files.hpp"
 #include "ckpt_dir.hpp"
 #include "ckpt_file.hpp"
-#include "build_id.hpp"
 #include "config.hpp"
-#include "core.hpp"
+#include "control/control_channel.hpp"
 #include "error.hpp"
 #include "fault_injection.hpp"
+#include "layer/layer.hpp"
+#include "messages/piggyback.hpp"
+#include "messages/requests.hpp"
+#include "messages/split_transfer.hpp"
+#include "modes/epochs.hpp"
+#include "nondet/nondet.hpp"
 #include "output_commit.hpp"
-#include "piggyback.hpp"
-#include "protocol_files.hpp"
-#include "split_transfer.hpp"
 #include "text_format.hpp"
 
 namespace c3::mpi {
 namespace {
-
-constexpr int kTagInitiated = 1;  // {epoch, messages the sender sent us in epoch - 1}
-constexpr int kTagFinal = 2;      // {newest checkpoint the sender committed}
-constexpr int kTagAllInitiated = 3;  // {epoch}: the sender has Checkpoint-Initiated from all
-constexpr int kTagLoggingEnded = 4;  // {epoch}: the sender left NonDet-Log
-constexpr int kTagFinalizing = 5;    // {epoch}: the sender is in MPI_Finalize, at that epoch for good
-constexpr int kTagReleased = 6;      // {}: the sender, in MPI_Finalize, recorded all its output as shown
 
 ProtocolState &g_state = g_protocol_state;
 Runtime &g_rt = g_runtime;
 
 void handle_control(int source, int tag, const uint64_t (&msg)[2]) {
   ProtocolState &st = g_state;
-  if (tag == kTagAllInitiated) {
+  if (tag == control::kAllInitiated) {
     // Always of the current epoch: the sender had our Checkpoint-Initiated of it.
     if (msg[0] == st.epoch) ++g_rt.all_initiated_from;
     return;
   }
-  if (tag == kTagFinalizing) {
+  if (tag == control::kFinalizing) {
     g_rt.finalizing_epoch[size_t(source)] = int64_t(msg[0]);
     return;
   }
-  if (tag == kTagLoggingEnded) {
+  if (tag == control::kLoggingEnded) {
     // Of this epoch, or of an older one that this rank has left behind too.
     if (msg[0] == st.epoch) g_rt.logging_ended_elsewhere = true;
     return;
   }
-  if (tag == kTagInitiated) {
+  if (tag == control::kInitiated) {
     if (msg[0] == st.epoch) {
       st.initiated[size_t(source)] = 1;
       st.expected_late[size_t(source)] = msg[1];
@@ -65,32 +62,6 @@ void handle_control(int source, int tag, const uint64_t (&msg)[2]) {
       checkpoint::request();
     }
     // Older ones cannot exist: a process starts epoch e+1 only after our Checkpoint-Initiated(e).
-  }
-}
-
-void post_control(int dest, int tag, uint64_t a, uint64_t b) {
-  auto *msg = new uint64_t[2]{a, b};  // freed when the send completes
-  MPI_Request req;
-  PMPI_Isend(msg, 2, MPI_UINT64_T, dest, tag, g_rt.control, &req);
-  g_rt.control_sends.push_back(req);
-  g_rt.control_buffers.push_back(msg);
-}
-
-void reap_control_sends(bool block) {
-  auto &reqs = g_rt.control_sends;
-  for (size_t i = 0; i < reqs.size();) {
-    int done = 0;
-    if (block)
-      PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE), done = 1;
-    else
-      PMPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE);
-    if (done) {
-      delete[] g_rt.control_buffers[i];
-      reqs.erase(reqs.begin() + long(i));
-      g_rt.control_buffers.erase(g_rt.control_buffers.begin() + long(i));
-    } else {
-      ++i;
-    }
   }
 }
 
@@ -128,71 +99,6 @@ void commit_locally() {
 
 }  // namespace
 
-ProtocolState g_protocol_state;
-Runtime g_runtime;
-
-uint64_t now_ns() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
-const char *mode_name(Mode mode) {
-  switch (mode) {
-    case Mode::Run: return "Run";
-    case Mode::NonDetLog: return "NonDet-Log";
-    case Mode::RecvOnlyLog: return "RecvOnly-Log";
-    case Mode::Restore: return "Restore";
-  }
-  return "?";
-}
-
-int g_depth = 0;
-bool g_attention = false;
-uint64_t g_hook_first_call = 0;
-
-void update_attention() {
-  g_attention = g_rt.initialized && !g_rt.finalized &&
-                (g_state.mode != Mode::Run || g_rt.has_orphans);
-}
-
-void enter_slow() {
-  if (!g_rt.initialized || g_rt.finalized) return;
-  if (g_state.mode == Mode::NonDetLog || g_state.mode == Mode::RecvOnlyLog)
-    progress();
-  else if (g_rt.has_orphans)
-    complete_orphans(false);
-}
-
-void leave_slow() {
-  // Only here: a hook may still hold a reference into the replay log.
-  if (g_state.mode == Mode::Restore) maybe_end_restore();
-}
-
-void fatal(const std::string &message) {
-  std::fprintf(stderr, "c3: error: %s\n", message.c_str());
-  std::fflush(stderr);
-  output::release();  // this rank's own error, as with MPI_Abort: what it printed is shown
-  // mpiexec stops forwarding output once the abort tears the job down: give it the message first.
-  if (g_rt.initialized && !g_rt.finalized) {
-    usleep(200000);
-    PMPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  std::exit(2);
-}
-
-void fatal_everywhere(const std::string &message) {
-  if (g_rt.rank == 0) {
-    std::fprintf(stderr, "c3: error: %s\n", message.c_str());
-    std::fflush(stderr);
-  }
-  if (g_rt.initialized && !g_rt.finalized) {
-    g_rt.finalized = true;
-    PMPI_Finalize();
-  }
-  std::exit(2);
-}
-
 uint64_t checkpoint_number(uint64_t epoch) { return g_state.number_base + epoch; }
 
 bool logging_nondet() { return g_state.mode == Mode::NonDetLog; }
@@ -210,30 +116,9 @@ void set_mode(Mode mode) {
 
 namespace {
 
-struct ControlMessage {
-  int source = 0, tag = 0;
-  uint64_t words[2] = {0, 0};
-};
-
-// Receives the next control message; waits for one when `wait`, else says whether one was there.
-bool take_control(ControlMessage &m, bool wait) {
-  MPI_Status status;
-  if (wait) {
-    PMPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_rt.control, &status);
-  } else {
-    int flag = 0;
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_rt.control, &flag, &status);
-    if (!flag) return false;
-  }
-  m.source = status.MPI_SOURCE;
-  m.tag = status.MPI_TAG;
-  PMPI_Recv(m.words, 2, MPI_UINT64_T, m.source, m.tag, g_rt.control, MPI_STATUS_IGNORE);
-  return true;
-}
-
 // A control message outside MPI_Finalize's last rounds: a Final is kept for them.
-void dispatch_control(const ControlMessage &m) {
-  if (m.tag == kTagFinal)
+void dispatch_control(const control::Message &m) {
+  if (m.tag == control::kFinal)
     g_rt.final_from.push_back({m.source, m.words[0]});
   else
     handle_control(m.source, m.tag, m.words);
@@ -243,8 +128,8 @@ void dispatch_control(const ControlMessage &m) {
 
 void poll_control() {
   if (!g_rt.initialized || g_rt.finalized) return;
-  for (ControlMessage m; take_control(m, false);) dispatch_control(m);
-  if (!g_rt.control_sends.empty()) reap_control_sends(false);
+  for (control::Message m; control::take(m, false);) dispatch_control(m);
+  if (!g_rt.control_sends.empty()) control::reap(false);
 }
 
 void progress() {
@@ -287,7 +172,7 @@ void enter_checkpoint() {
 void send_checkpoint_initiated() {
   ProtocolState &st = g_state;
   for (int q = 0; q < g_rt.size; ++q)
-    if (q != g_rt.rank) post_control(q, kTagInitiated, st.epoch, g_rt.initiated_counts[size_t(q)]);
+    if (q != g_rt.rank) control::post(q, control::kInitiated, st.epoch, g_rt.initiated_counts[size_t(q)]);
   g_rt.pending_output_marks[checkpoint_number(st.epoch)] = st.output_at_snapshot;
   maybe_advance();
 }
@@ -305,8 +190,7 @@ void maybe_advance() {
         learn_global_commit(number - 1);
       g_rt.sent_all_initiated = true;
       ++g_rt.all_initiated_from;
-      for (int q = 0; q < g_rt.size; ++q)
-        if (q != g_rt.rank) post_control(q, kTagAllInitiated, st.epoch, 0);
+      control::post_to_all(control::kAllInitiated, st.epoch, 0);
     }
     // Logging ends only once every rank has all Checkpoint-Initiated: until then a rank that
     // still logs may receive our messages, and its replay needs them to be the same. A rank
@@ -329,8 +213,7 @@ void end_nondet_log() {
   // Our messages from now on carry a cleared logging bit, but a probe cannot see it: this notice
   // goes ahead of them (one MPICH connection per peer delivers in order), so a rank that still
   // logs learns it before it could log a probe's match of one of them.
-  for (int q = 0; q < g_rt.size; ++q)
-    if (q != g_rt.rank) post_control(q, kTagLoggingEnded, st.epoch, 0);
+  control::post_to_all(control::kLoggingEnded, st.epoch, 0);
   maybe_advance();
 }
 
@@ -426,8 +309,8 @@ bool cannot_commit_any_more() {
 // every peer either takes the checkpoint or announces that it finalized without it.
 void finish_checkpoint_in_finalize() {
   while (checkpoint_in_progress() && !cannot_commit_any_more()) {
-    ControlMessage m;
-    take_control(m, true);
+    control::Message m;
+    control::take(m, true);
     dispatch_control(m);
     complete_orphans(false);
     maybe_advance();
@@ -439,8 +322,7 @@ void finish_checkpoint_in_finalize() {
 void finalize_protocol() {
   ProtocolState &st = g_state;
   progress();
-  for (int q = 0; q < g_rt.size; ++q)
-    if (q != g_rt.rank) post_control(q, kTagFinalizing, st.epoch, 0);
+  control::post_to_all(control::kFinalizing, st.epoch, 0);
   finish_checkpoint_in_finalize();
   if (checkpoint_in_progress())
     std::fprintf(stderr,
@@ -448,20 +330,19 @@ void finalize_protocol() {
                  "checkpoint %lu stays the newest\n",
                  static_cast<unsigned long>(checkpoint_number(st.epoch)), mode_name(st.mode),
                  static_cast<unsigned long>(st.locally_committed));
-  for (int q = 0; q < g_rt.size; ++q)
-    if (q != g_rt.rank) post_control(q, kTagFinal, st.locally_committed, 0);
+  control::post_to_all(control::kFinal, st.locally_committed, 0);
   // Two rounds: Final (everything a peer sent us on the control communicator arrives before
   // it), then Released. Earlier messages of other tags no longer matter.
   uint64_t everyone = st.locally_committed;
   size_t finals = g_rt.final_from.size(), released = 0;
   for (const auto &f : g_rt.final_from) everyone = std::min(everyone, f.second);
   auto take_one = [&] {
-    ControlMessage m;
-    take_control(m, true);
-    if (m.tag == kTagFinal) {
+    control::Message m;
+    control::take(m, true);
+    if (m.tag == control::kFinal) {
       ++finals;
       everyone = std::min(everyone, m.words[0]);
-    } else if (m.tag == kTagReleased) {
+    } else if (m.tag == control::kReleased) {
       ++released;
     }
   };
@@ -474,10 +355,9 @@ void finalize_protocol() {
   record();
   // Older checkpoints are deleted (C3_KEEP) only once every rank has recorded its output as
   // shown: a restart from one of them would otherwise print that output again.
-  for (int q = 0; q < g_rt.size; ++q)
-    if (q != g_rt.rank) post_control(q, kTagReleased, 0, 0);
+  control::post_to_all(control::kReleased, 0, 0);
   while (released + 1 < size_t(g_rt.size)) take_one();
-  reap_control_sends(true);
+  control::reap(true);
   if (everyone > 0) learn_global_commit(everyone);
   if (st.mode != Mode::Run) set_mode(Mode::Run);
   complete_orphans(true);

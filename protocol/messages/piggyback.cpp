@@ -1,6 +1,6 @@
-#include "piggyback.hpp"
+#include "messages/piggyback.hpp"
 
-#include "mpich_status.hpp"
+#include "messages/mpich_status.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -3,11 +3,15 @@
 #include <cstring>
 #include <vector>
 
-#include "core.hpp"
+#include "layer/layer.hpp"
+#include "messages/message_registry.hpp"
+#include "messages/mpich_status.hpp"
+#include "messages/piggyback.hpp"
+#include "messages/requests.hpp"
+#include "messages/split_transfer.hpp"
+#include "modes/epochs.hpp"
 #include "mpi_hooks.hpp"
-#include "mpich_status.hpp"
-#include "piggyback.hpp"
-#include "split_transfer.hpp"
+#include "nondet/nondet.hpp"
 
 namespace c3::mpi {
 namespace {

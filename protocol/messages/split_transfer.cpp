@@ -1,13 +1,16 @@
-#include "split_transfer.hpp"
+#include "messages/split_transfer.hpp"
 
 #include <algorithm>
 #include <deque>
 #include <memory>
 #include <vector>
 
-#include "core.hpp"
-#include "mpich_status.hpp"
-#include "piggyback.hpp"
+#include "layer/layer.hpp"
+#include "messages/message_registry.hpp"
+#include "messages/mpich_status.hpp"
+#include "messages/piggyback.hpp"
+#include "messages/requests.hpp"
+#include "modes/epochs.hpp"
 
 namespace c3::mpi::split {
 namespace {

@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "protocol_state.hpp"
+#include "state/protocol_state.hpp"
 
 namespace c3::mpi::piggyback {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "ckpt_dir.hpp"
-#include "protocol_state.hpp"
+#include "state/protocol_state.hpp"
 
 namespace c3::mpi::files {
 

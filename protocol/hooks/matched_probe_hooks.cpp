@@ -4,10 +4,14 @@
 #include <cstring>
 #include <map>
 
-#include "core.hpp"
+#include "layer/layer.hpp"
+#include "messages/message_registry.hpp"
+#include "messages/piggyback.hpp"
+#include "messages/requests.hpp"
+#include "messages/split_transfer.hpp"
+#include "modes/epochs.hpp"
 #include "mpi_hooks.hpp"
-#include "piggyback.hpp"
-#include "split_transfer.hpp"
+#include "nondet/nondet.hpp"
 
 namespace c3::mpi {
 namespace {

@@ -1,10 +1,11 @@
-#include "unsupported_call.hpp"
+#include "hooks/unsupported_call.hpp"
 
 #include <cstring>
 #include <string>
 
-#include "core.hpp"
-#include "split_transfer.hpp"
+#include "layer/layer.hpp"
+#include "messages/split_transfer.hpp"
+#include "modes/epochs.hpp"
 
 namespace c3::mpi {
 namespace {

@@ -1,13 +1,17 @@
 // The request indirection table. The program holds c3 handles (kind bits 00, object type
 // REQUEST, index below), so the same values name the same requests after a restart; the
 // MPICH request behind an entry is posted again (or served from the log) at restart.
+#include "messages/requests.hpp"
+
 #include <algorithm>
 #include <cstring>
 
-#include "core.hpp"
-#include "mpich_status.hpp"
-#include "piggyback.hpp"
-#include "split_transfer.hpp"
+#include "layer/layer.hpp"
+#include "messages/message_registry.hpp"
+#include "messages/mpich_status.hpp"
+#include "messages/piggyback.hpp"
+#include "messages/split_transfer.hpp"
+#include "modes/epochs.hpp"
 
 namespace c3::mpi {
 namespace {

@@ -8,13 +8,16 @@
 #include <set>
 
 #include "checkpoint.hpp"
+#include "checkpoint/protocol_files.hpp"
 #include "ckpt_file.hpp"
 #include "coordinator.hpp"
-#include "core.hpp"
 #include "error.hpp"
+#include "layer/layer.hpp"
+#include "messages/requests.hpp"
+#include "messages/split_transfer.hpp"
+#include "modes/epochs.hpp"
+#include "nondet/nondet.hpp"
 #include "output_commit.hpp"
-#include "protocol_files.hpp"
-#include "split_transfer.hpp"
 
 namespace c3::mpi {
 

@@ -1,7 +1,10 @@
 // Non-deterministic outcomes: numbered calls (tests, probes, Wait{any,some}) are logged in
 // NonDet-Log, run-length encoded for repeated unsuccessful tests, and replayed after a restart
 // until the log ends, when the rank goes from Restore to Run.
-#include "core.hpp"
+#include "nondet/nondet.hpp"
+
+#include "layer/layer.hpp"
+#include "modes/epochs.hpp"
 
 namespace c3::mpi {
 

@@ -1,0 +1,55 @@
+#include "control/control_channel.hpp"
+
+#include <mpi.h>
+
+#include "state/protocol_state.hpp"
+
+namespace c3::mpi::control {
+
+void post(int dest, int tag, uint64_t a, uint64_t b) {
+  auto *msg = new uint64_t[2]{a, b};  // freed when the send completes
+  MPI_Request req;
+  PMPI_Isend(msg, 2, MPI_UINT64_T, dest, tag, rt().control, &req);
+  rt().control_sends.push_back(req);
+  rt().control_buffers.push_back(msg);
+}
+
+void post_to_all(int tag, uint64_t a, uint64_t b) {
+  for (int q = 0; q < rt().size; ++q)
+    if (q != rt().rank) post(q, tag, a, b);
+}
+
+void reap(bool block) {
+  auto &reqs = rt().control_sends;
+  for (size_t i = 0; i < reqs.size();) {
+    int done = 0;
+    if (block)
+      PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE), done = 1;
+    else
+      PMPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE);
+    if (done) {
+      delete[] rt().control_buffers[i];
+      reqs.erase(reqs.begin() + long(i));
+      rt().control_buffers.erase(rt().control_buffers.begin() + long(i));
+    } else {
+      ++i;
+    }
+  }
+}
+
+bool take(Message &m, bool wait) {
+  MPI_Status status;
+  if (wait) {
+    PMPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, rt().control, &status);
+  } else {
+    int flag = 0;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, rt().control, &flag, &status);
+    if (!flag) return false;
+  }
+  m.source = status.MPI_SOURCE;
+  m.tag = status.MPI_TAG;
+  PMPI_Recv(m.words, 2, MPI_UINT64_T, m.source, m.tag, rt().control, MPI_STATUS_IGNORE);
+  return true;
+}
+
+}  // namespace c3::mpi::control

@@ -1,0 +1,37 @@
+// Classifying received messages by the sender's epoch colour (intra-epoch, late, early), the
+// late-message pool and was-early suppression at restart, and wildcard probe matches.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "state/protocol_state.hpp"
+
+namespace c3::mpi {
+
+int world_rank_of(MPI_Comm comm, int rank);
+// Whether a receive for (wanted_source, wanted_tag) can take a message from (source, tag).
+inline bool receive_may_take(int wanted_source, int wanted_tag, int source, int tag) {
+  return (wanted_source == MPI_ANY_SOURCE || wanted_source == source) &&
+         (wanted_tag == MPI_ANY_TAG || wanted_tag == tag);
+}
+// A message arrived for the receive with posting id `posting` (wildcard: the program used
+// MPI_ANY_SOURCE or MPI_ANY_TAG). Returns whether the replay needs this receive's outcome (its
+// match, a lost cancel): in NonDet-Log, and in RecvOnly-Log when the message was late or its
+// sender still logged.
+bool message_received(MPI_Comm comm, int source, int tag, int32_t header, const void *payload,
+                      int64_t bytes, bool wildcard, uint64_t posting);
+void count_sent(int world_dest);
+// Restart: a send the peer received before its checkpoint is not sent again.
+bool suppress_was_early(int world_dest, MPI_Comm comm, int tag);
+// Restart: the first late message in the log matching (comm, source, tag); removes it.
+bool take_late_message(MPI_Comm comm, int source, int tag, LateMessage &out);
+const LateMessage *peek_late_message(MPI_Comm comm, int source, int tag);
+// A probe (call number `call`, the program's source and tag) matched (comm, source, tag): in
+// RecvOnly-Log a wildcard match is kept until a receive of it shows whether to log it.
+void probe_matched(uint64_t call, MPI_Comm comm, int wanted_source, int wanted_tag, int source,
+                   int tag);
+// Restart: a wildcard probe's match logged in RecvOnly-Log; false if none.
+bool logged_probe_match(uint64_t call, int &source, int &tag);
+
+}  // namespace c3::mpi

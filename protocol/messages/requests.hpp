@@ -1,0 +1,62 @@
+// The request indirection table: the program holds c3 request handles, so the same values stay
+// valid after a restart; the MPICH request behind an entry is posted again (or served from the
+// log) at restart.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "layer/layer.hpp"
+#include "state/protocol_state.hpp"
+
+namespace c3::mpi {
+
+bool is_c3_request(MPI_Request handle);
+// c3 request handles: MPICH's request object type in bits 29-26, kind bits 00, index + 1 below.
+constexpr uint32_t kRequestType = 0xbu << 26;
+constexpr uint32_t kIndexMask = (1u << 25) - 1;
+[[noreturn]] void invalid_request(MPI_Request handle);
+// The request behind a c3 handle; fatal on a foreign or stale handle.
+inline Request &request_of(MPI_Request handle) {
+  const uint32_t h = uint32_t(handle), index = h & kIndexMask;
+  auto &table = state().requests;
+  if ((h & ~kIndexMask) == kRequestType && index - 1 < table.size()) {  // index 0 wraps around
+    Request &r = table[index - 1];
+    if (r.kind != Request::Kind::Free) return r;
+  }
+  invalid_request(handle);
+}
+MPI_Request new_request(Request::Kind kind, Request **out);
+void free_request(MPI_Request &handle);
+// MPI_Request_free of an active request: it completes inside c3 later.
+void orphan_request(MPI_Request &handle);
+int start_send(Request &r);       // posts an active send request
+int start_recv(Request &r);       // posts (or serves from the log) an active receive request
+// The MPICH request behind `r` completed with `st` (its real handle is spent).
+// A split header leaves `r` waiting for its payload (r.done false, r.real the payload's receive).
+void complete_real_request(Request &r, MPI_Status &st);
+// Same, then waits for the payload if a split header came.
+void finish_blocking(Request &r, MPI_Status &st);
+// A receive with posting id `posting` got a message from (source, tag) on `comm` while this rank
+// logs matches. Every wildcard receive posted before it that could have taken that message has a
+// message already (MPI matches in posting order): it is completed now, so its match is logged
+// first. Else a later receive could be pinned at restart while an earlier one, completed after
+// the log ended, stays free and takes the pinned receive's message.
+void settle_earlier_wildcards(MPI_Comm comm, uint64_t posting, int source, int tag);
+// MPI_Cancel of `r`: replays the logged run's outcome in Restore.
+int cancel_request(Request &r);
+bool test_request(Request &r);    // true when complete (r.done)
+void wait_request(Request &r);
+// Hands a completed request's status to the program; frees non-persistent ones.
+void deliver(MPI_Request &handle, MPI_Status *status);
+void repost_after_restart();
+// The table was replaced by a restored one.
+void requests_restored();
+// MPI_Mrecv / MPI_Imrecv (request != nullptr) of a message matched by a probe.
+int receive_matched(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+                    MPI_Request *request, MPI_Status *status);
+// Completes orphaned requests that are done; `block`: waits for the sends among them.
+void complete_orphans(bool block);
+void make_status(MPI_Status &st, int source, int tag, int64_t bytes);
+
+}  // namespace c3::mpi

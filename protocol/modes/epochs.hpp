@@ -1,0 +1,32 @@
+// The mode machine of the C3 protocol (docs/protocol.md "Modes"): epochs, Run / NonDet-Log /
+// RecvOnly-Log / Restore, the local commit and learning the global commit, MPI_Finalize.
+#pragma once
+#include <cstdint>
+
+#include "messages/piggyback.hpp"
+#include "state/protocol_state.hpp"
+
+namespace c3::mpi {
+
+void progress();                     // control messages, orphaned requests, mode changes
+void poll_control();
+bool logging_nondet();               // NonDet-Log: outcomes are logged
+// The header of a message sent now.
+inline int32_t outgoing_header() {
+  return piggyback::make_header(state().epoch, state().mode == Mode::NonDetLog);
+}
+void enter_checkpoint();             // the epoch advances (at the state snapshot)
+void send_checkpoint_initiated();    // after the state file is durable
+void maybe_advance();                // NonDet-Log -> RecvOnly-Log -> commit
+// NonDet-Log ends now, also in the middle of a hook (whose call is then not logged).
+void end_nondet_log();
+// In NonDet-Log, before a probe's match is logged: a sender that stopped logging may have sent
+// it, and its All-Initiated, sent earlier, is then in.
+void before_logging_probe();
+void set_mode(Mode mode);
+uint64_t checkpoint_number(uint64_t epoch);
+void learn_global_commit(uint64_t number);
+void finalize_protocol();            // MPI_Finalize: end or abandon a checkpoint, drain control
+void setup_after_init(bool restarting);
+
+}  // namespace c3::mpi
