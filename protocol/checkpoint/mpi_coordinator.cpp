@@ -11,6 +11,7 @@
 #include "checkpoint/protocol_files.hpp"
 #include "ckpt_file.hpp"
 #include "coordinator.hpp"
+#include "handles/recreate.hpp"
 #include "error.hpp"
 #include "layer/layer.hpp"
 #include "messages/requests.hpp"
@@ -75,6 +76,7 @@ class MpiCoordinator final : public Coordinator {
   std::string snapshot(uint64_t) override {
     InsideLayer inside;
     split::finish_pending_payloads();
+    capture_handle_properties();
     enter_checkpoint();
     std::string bytes = files::encode_snapshot(state());
     state().early.clear();  // those senders' next messages are intra-epoch now
@@ -99,7 +101,7 @@ class MpiCoordinator final : public Coordinator {
 
   void restart_begin(const Config &) override {
     int provided = 0;
-    PMPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    init_mpi(nullptr, nullptr, &provided);
     setup_after_init(true);
   }
 
@@ -180,8 +182,9 @@ class MpiCoordinator final : public Coordinator {
     st.ahead.assign(size_t(rt().size), -1);
     st.locally_committed = st.globally_committed = number;
     CheckpointDir dir(config().ckpt_dir);
-    requests_restored();
     st.replay = files::read_log(dir, number, rt().rank);
+    recreate_handles(st.replay);
+    requests_restored();
     st.pool.assign(st.replay.late.begin(), st.replay.late.end());
     st.replay.late.clear();
     exchange_early_registries();
@@ -222,11 +225,12 @@ class MpiCoordinator final : public Coordinator {
     ProtocolState &st = state();
     const int n = rt().size;
     const size_t un = static_cast<size_t>(n);
-    std::vector<std::vector<int>> out(un);
+    std::vector<std::vector<uint64_t>> out(un);  // per sender: {communicator gid, tag, count}...
     for (const auto &[sig, count] : st.early)
-      out[size_t(sig.peer)].insert(out[size_t(sig.peer)].end(), {sig.comm, sig.tag, int(count)});
+      out[size_t(sig.peer)].insert(out[size_t(sig.peer)].end(),
+                                   {sig.comm, uint64_t(uint32_t(sig.tag)), count});
     std::vector<int> send_counts(un), recv_counts(un), sdispl(un), rdispl(un);
-    std::vector<int> flat;
+    std::vector<uint64_t> flat;
     for (int q = 0; q < n; ++q) {
       sdispl[size_t(q)] = int(flat.size());
       send_counts[size_t(q)] = int(out[size_t(q)].size());
@@ -238,14 +242,15 @@ class MpiCoordinator final : public Coordinator {
       rdispl[size_t(q)] = total;
       total += recv_counts[size_t(q)];
     }
-    std::vector<int> in(static_cast<size_t>(std::max(total, 1)));
+    std::vector<uint64_t> in(static_cast<size_t>(std::max(total, 1)));
     flat.resize(std::max<size_t>(flat.size(), 1));
-    PMPI_Alltoallv(flat.data(), send_counts.data(), sdispl.data(), MPI_INT, in.data(),
-                   recv_counts.data(), rdispl.data(), MPI_INT, rt().control);
+    PMPI_Alltoallv(flat.data(), send_counts.data(), sdispl.data(), MPI_UINT64_T, in.data(),
+                   recv_counts.data(), rdispl.data(), MPI_UINT64_T, rt().control);
     st.was_early.clear();
     for (int q = 0; q < n; ++q)
       for (int i = rdispl[size_t(q)]; i + 2 < rdispl[size_t(q)] + recv_counts[size_t(q)]; i += 3)
-        st.was_early[Signature{q, in[size_t(i)], in[size_t(i) + 1]}] += uint64_t(in[size_t(i) + 2]);
+        st.was_early[Signature{q, in[size_t(i)], int(uint32_t(in[size_t(i) + 1]))}] +=
+            in[size_t(i) + 2];
     st.early.clear();
   }
 };

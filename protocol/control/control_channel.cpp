@@ -2,16 +2,19 @@
 
 #include <mpi.h>
 
+#include <memory>
+
 #include "state/protocol_state.hpp"
 
 namespace c3::mpi::control {
 
-void post(int dest, int tag, uint64_t a, uint64_t b) {
-  auto *msg = new uint64_t[2]{a, b};  // freed when the send completes
+void post(int dest, int tag, std::vector<uint64_t> words) {
+  if (words.size() < 2) words.resize(2, 0);
+  auto buffer = std::make_unique<std::vector<uint64_t>>(std::move(words));
   MPI_Request req;
-  PMPI_Isend(msg, 2, MPI_UINT64_T, dest, tag, rt().control, &req);
+  PMPI_Isend(buffer->data(), int(buffer->size()), MPI_UINT64_T, dest, tag, rt().control, &req);
   rt().control_sends.push_back(req);
-  rt().control_buffers.push_back(msg);
+  rt().control_buffers.push_back(std::move(buffer));
 }
 
 void post_to_all(int tag, uint64_t a, uint64_t b) {
@@ -28,7 +31,6 @@ void reap(bool block) {
     else
       PMPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE);
     if (done) {
-      delete[] rt().control_buffers[i];
       reqs.erase(reqs.begin() + long(i));
       rt().control_buffers.erase(rt().control_buffers.begin() + long(i));
     } else {
@@ -48,7 +50,11 @@ bool take(Message &m, bool wait) {
   }
   m.source = status.MPI_SOURCE;
   m.tag = status.MPI_TAG;
-  PMPI_Recv(m.words, 2, MPI_UINT64_T, m.source, m.tag, rt().control, MPI_STATUS_IGNORE);
+  int count = 0;
+  PMPI_Get_count(&status, MPI_UINT64_T, &count);
+  m.words.assign(size_t(count < 2 ? 2 : count), 0);
+  PMPI_Recv(m.words.data(), count, MPI_UINT64_T, m.source, m.tag, rt().control,
+            MPI_STATUS_IGNORE);
   return true;
 }
 

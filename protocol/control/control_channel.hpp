@@ -1,13 +1,14 @@
-// Control messages of the protocol: small records on a private duplicate of MPI_COMM_WORLD,
-// sent nonblocking and read whenever the layer polls. Nothing ever waits for one, except
-// MPI_Finalize and the restart.
+// Control messages of the protocol: records of 64-bit words on a private duplicate of
+// MPI_COMM_WORLD, sent nonblocking and read whenever the layer polls. Nothing ever waits for
+// one, except MPI_Finalize and the restart.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 namespace c3::mpi::control {
 
 enum Tag : int {
-  kInitiated = 1,     // {epoch, messages the sender sent us in epoch - 1}
+  kInitiated = 1,     // {epoch, messages the sender sent us in epoch - 1, collective report...}
   kFinal = 2,         // {newest checkpoint the sender committed}
   kAllInitiated = 3,  // {epoch}: the sender has Checkpoint-Initiated from all
   kLoggingEnded = 4,  // {epoch}: the sender left NonDet-Log
@@ -17,11 +18,12 @@ enum Tag : int {
 
 struct Message {
   int source = 0, tag = 0;
-  uint64_t words[2] = {0, 0};
+  std::vector<uint64_t> words;  // at least two
 };
 
-// Sends {a, b} to `dest` without waiting; the buffer lives until the send completes.
-void post(int dest, int tag, uint64_t a, uint64_t b);
+// Sends `words` to `dest` without waiting; the buffer lives until the send completes.
+void post(int dest, int tag, std::vector<uint64_t> words);
+inline void post(int dest, int tag, uint64_t a, uint64_t b) { post(dest, tag, {a, b}); }
 // Sends {a, b} to every other rank.
 void post_to_all(int tag, uint64_t a, uint64_t b);
 // Frees the buffers of completed control sends; `block`: waits for all of them.

@@ -14,6 +14,23 @@ from c_prototypes import Parameter, Prototype, normalize_array, normalize_type
 
 DIRECTIONS = ("in", "out", "inout")
 
+# What generated code does with a parameter of a role, named in the role's declaration
+# ({treatment}); emit_wrappers.py spells out each. Handles are translated between the program's
+# (c3) handles and MPICH's; new objects are adopted into c3's tables; freed ones leave them.
+TREATMENTS = (
+    "comm", "datatype", "op", "group", "errhandler", "keyval", "info", "native_request",
+    "adopt_group", "adopt_datatype", "adopt_info", "adopt_errhandler", "adopt_request",
+    "free_group", "free_datatype", "free_op", "free_errhandler", "free_keyval", "free_info",
+)
+_ARRAY_TREATMENT = re.compile(r"datatype\[(\w+)\]")  # an array of datatypes, length given by a parameter
+
+# Function attributes: name -> whether it takes a value.
+ATTRIBUTES = {
+    "pass": False,     # no hook: the wrapper translates handles and calls PMPI_ itself
+    "noentry": False,  # the wrapper opens no Entry (calls valid before MPI_Init or after Finalize)
+    "shape": True,     # a collective: the wrapper is the log-or-replay skeleton of that shape
+}
+
 
 class TableError(Exception):
     pass
@@ -24,6 +41,7 @@ class Role:
     name: str
     direction: str
     description: str
+    treatment: str = ""   # what the generated code does with such a parameter ({...}; see emit)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +57,21 @@ class Entry:
     return_type: str               # canonical
     parameters: tuple[TableParameter, ...]
     line: int                      # of the `function` line, for messages
+    attributes: dict = dataclasses.field(default_factory=dict, compare=False)  # flag -> value
+
+    @property
+    def passthrough(self) -> bool:
+        """No hook: the generated wrapper translates the handles and calls PMPI itself."""
+        return "pass" in self.attributes
+
+    @property
+    def collective(self) -> str:
+        """The shape of a collective whose wrapper is the generated log-or-replay skeleton."""
+        return self.attributes.get("shape", "")
+
+    @property
+    def entry_guard(self) -> bool:
+        return "noentry" not in self.attributes
 
     @property
     def hook(self) -> str:
@@ -67,8 +100,9 @@ def parse_table(text: str, path: str = "<table>") -> Table:
 
     def finish():
         if current is not None:
-            name, category, return_type, line, parameters = current
-            table.entries.append(Entry(name, category, return_type, tuple(parameters), line))
+            name, category, return_type, line, parameters, attributes = current
+            table.entries.append(Entry(name, category, return_type, tuple(parameters), line,
+                                       attributes))
 
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].rstrip()
@@ -85,10 +119,19 @@ def parse_table(text: str, path: str = "<table>") -> Table:
         keyword = words[0]
         if keyword == "role":
             if len(words) < 4 or words[2] not in DIRECTIONS:
-                raise _error(path, number, "expected: role <name> <in|out|inout> <description>")
+                raise _error(path, number,
+                             "expected: role <name> <in|out|inout> [{treatment}] <description>")
             if words[1] in table.roles:
                 raise _error(path, number, f"role '{words[1]}' declared twice")
-            table.roles[words[1]] = Role(words[1], words[2], " ".join(words[3:]))
+            treatment = ""
+            rest = words[3:]
+            if rest[0].startswith("{"):
+                if not rest[0].endswith("}") or len(rest) < 2:
+                    raise _error(path, number, f"bad treatment '{rest[0]}'")
+                treatment, rest = rest[0][1:-1], rest[1:]
+                if treatment not in TREATMENTS and not _ARRAY_TREATMENT.fullmatch(treatment):
+                    raise _error(path, number, f"unknown treatment '{treatment}'")
+            table.roles[words[1]] = Role(words[1], words[2], " ".join(rest), treatment)
         elif keyword == "category":
             if len(words) < 3:
                 raise _error(path, number, "expected: category <name> <description>")
@@ -97,11 +140,18 @@ def parse_table(text: str, path: str = "<table>") -> Table:
             table.categories[words[1]] = " ".join(words[2:])
         elif keyword == "function":
             if len(words) < 4:
-                raise _error(path, number, "expected: function <MPI_name> <category> <return type>")
+                raise _error(path, number,
+                             "expected: function <MPI_name> <category> <return type> [attribute...]")
             name, category = words[1], words[2]
             if not re.fullmatch(r"MPI_\w+", name):
                 raise _error(path, number, f"'{name}' is not an MPI_ function name")
-            current = (name, category, normalize_type(" ".join(words[3:])), number, [])
+            attributes = {}
+            for word in words[4:]:
+                key, _, value = word.partition("=")
+                if key not in ATTRIBUTES or bool(value) != ATTRIBUTES[key]:
+                    raise _error(path, number, f"{name}: unknown attribute '{word}'")
+                attributes[key] = value
+            current = (name, category, normalize_type(words[3]), number, [], attributes)
         else:
             raise _error(path, number, f"unknown keyword '{keyword}'")
     finish()

@@ -2,8 +2,10 @@
 """Generates c3's PMPI layer from protocol/mpi_functions.txt and MPICH's mpi.h.
 
 Run by CMake at build time (protocol/CMakeLists.txt); writes into --out-dir:
-  mpi_hooks.hpp                 declarations of the hooks c3::mpi::on_X, one per table entry
-  mpi_hooked_wrappers.cpp       extern "C" MPI_X for each table entry, calling its hook
+  mpi_hooks.hpp                 declarations of the hooks c3::mpi::on_X (table entries decided
+                                by hand)
+  mpi_table_wrappers.cpp        extern "C" MPI_X for each table entry: hook, pass-through or
+                                collective skeleton
   mpi_unsupported_wrappers.cpp  extern "C" MPI_X for every other function of mpi.h, calling
                                 c3::mpi::unsupported_call and then PMPI_X
   mpi_wrappers.txt              what became of each function mpi.h declares
@@ -18,7 +20,7 @@ import os
 import sys
 
 from c_prototypes import ParseError, parse_prototypes
-from emit_wrappers import hooked_wrappers, hooks_header, manifest, unsupported_wrappers
+from emit_wrappers import hooks_header, manifest, table_wrappers, unsupported_wrappers
 from function_table import TableError, check_against_header, parse_table
 from library_symbols import defined_symbols
 
@@ -55,8 +57,10 @@ def generate(table_path: str, prototypes_path: str, out_dir: str, provided: set[
     absent = [p for p in prototypes if p.name not in hooked and not in_library(p.name)]
 
     os.makedirs(out_dir, exist_ok=True)
-    _write_if_changed(os.path.join(out_dir, "mpi_hooks.hpp"), hooks_header(table))
-    _write_if_changed(os.path.join(out_dir, "mpi_hooked_wrappers.cpp"), hooked_wrappers(table))
+    hooks = hooks_header(table)  # checks the table's treatments on the way
+    wrappers = table_wrappers(table)
+    _write_if_changed(os.path.join(out_dir, "mpi_hooks.hpp"), hooks)
+    _write_if_changed(os.path.join(out_dir, "mpi_table_wrappers.cpp"), wrappers)
     _write_if_changed(os.path.join(out_dir, "mpi_unsupported_wrappers.cpp"),
                       unsupported_wrappers(unsupported))
     _write_if_changed(os.path.join(out_dir, "mpi_wrappers.txt"), manifest(table, unsupported, absent))

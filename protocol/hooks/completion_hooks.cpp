@@ -67,7 +67,6 @@ int wait_for_any(int count, MPI_Request reqs[]) {
 }  // namespace
 
 int on_Wait(MPI_Request *request, MPI_Status *status) noexcept {
-  Entry entry;
   if (!active(*request)) {
     empty_status(status);
     return MPI_SUCCESS;
@@ -79,7 +78,6 @@ int on_Wait(MPI_Request *request, MPI_Status *status) noexcept {
 
 int on_Waitall(int count, MPI_Request array_of_requests[],
                MPI_Status array_of_statuses[]) noexcept {
-  Entry entry;
   // All at once, so the payload of every split message is posted as soon as its header is in.
   // The MPICH requests are read again each round: completing one request may settle another's
   // header (split::settle_earlier_receives), which gives that one a new MPICH request.
@@ -162,7 +160,6 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
 
 int on_Waitany(int count, MPI_Request array_of_requests[], int *indx,
                MPI_Status *status) noexcept {
-  Entry entry;
   uint64_t call = next_call();
   int i = -1;
   if (replaying(call)) {
@@ -187,7 +184,6 @@ int on_Waitany(int count, MPI_Request array_of_requests[], int *indx,
 
 int on_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                 int array_of_indices[], MPI_Status array_of_statuses[]) noexcept {
-  Entry entry;
   uint64_t call = next_call();
   std::vector<int> done;
   if (replaying(call)) {
@@ -214,7 +210,6 @@ int on_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 }
 
 int on_Test(MPI_Request *request, int *flag, MPI_Status *status) noexcept {
-  Entry entry;
   split::progress();  // a polling program lets MPI progress
   if (!active(*request)) {
     *flag = 1;
@@ -236,7 +231,6 @@ int on_Test(MPI_Request *request, int *flag, MPI_Status *status) noexcept {
 
 int on_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag,
                MPI_Status *status) noexcept {
-  Entry entry;
   split::progress();  // a polling program lets MPI progress
   uint64_t call = next_call();
   int i = -1;
@@ -267,7 +261,6 @@ int on_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag,
 
 int on_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                 int array_of_indices[], MPI_Status array_of_statuses[]) noexcept {
-  Entry entry;
   split::progress();  // a polling program lets MPI progress
   bool any = false;
   for (int k = 0; k < incount; ++k) any = any || active(array_of_requests[k]);
@@ -296,7 +289,6 @@ int on_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 
 int on_Testall(int count, MPI_Request array_of_requests[], int *flag,
                MPI_Status array_of_statuses[]) noexcept {
-  Entry entry;
   split::progress();  // a polling program lets MPI progress
   uint64_t call = next_call();
   bool all = true;
@@ -323,7 +315,6 @@ int on_Testall(int count, MPI_Request array_of_requests[], int *flag,
 }
 
 int on_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) noexcept {
-  Entry entry;
   split::progress();  // a polling program lets MPI progress
   if (!active(request)) {
     *flag = 1;
@@ -339,12 +330,15 @@ int on_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) no
     *flag = test_request(r);
     log_outcome(call, *flag);
   }
-  if (*flag && status != MPI_STATUS_IGNORE) std::memcpy(status, r.status.words, sizeof *status);
+  if (*flag) {
+    MPI_Status st;
+    std::memcpy(&st, r.status.words, sizeof st);
+    copy_status_out(status, st);
+  }
   return MPI_SUCCESS;
 }
 
 int on_Request_free(MPI_Request *request) noexcept {
-  Entry entry;
   Request &r = request_of(*request);
   if (r.active && !r.done)
     orphan_request(*request);  // still completes (and is counted) inside c3
@@ -354,22 +348,7 @@ int on_Request_free(MPI_Request *request) noexcept {
 }
 
 int on_Cancel(MPI_Request *request) noexcept {
-  Entry entry;
   return cancel_request(request_of(*request));
-}
-
-// Statuses handed out by c3 already count the payload only.
-int on_Test_cancelled(const MPI_Status *status, int *flag) noexcept {
-  return PMPI_Test_cancelled(status, flag);
-}
-int on_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) noexcept {
-  return PMPI_Get_count(status, datatype, count);
-}
-int on_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) noexcept {
-  return PMPI_Get_elements(status, datatype, count);
-}
-int on_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) noexcept {
-  return PMPI_Get_elements_x(status, datatype, count);
 }
 
 }  // namespace c3::mpi

@@ -1,9 +1,11 @@
 // Start and end of MPI, buffered-send buffers and queries. After a restart MPI is already
 // running (the restart started it) when the replay skips the program's MPI_Init.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "layer/layer.hpp"
+#include "layer/native_blocking.hpp"
 #include "messages/requests.hpp"
 #include "modes/epochs.hpp"
 #include "mpi_hooks.hpp"
@@ -21,18 +23,24 @@ int init_common(int *argc, char ***argv, int required, int *provided) {
   int rc = MPI_SUCCESS;
   if (!r.initialized) {
     int got = MPI_THREAD_SINGLE;
-    rc = PMPI_Init_thread(argc, argv, required, &got);
+    rc = init_mpi(argc, argv, &got);
     if (rc != MPI_SUCCESS) return rc;
-    if (provided) *provided = got;
+    // The program gets the level it asked for, as from MPICH (c3's helper thread is c3's).
+    state().thread_level = std::min(required, std::max(got, MPI_THREAD_FUNNELED));
     setup_after_init(false);
-  } else if (provided) {
-    PMPI_Query_thread(provided);
   }
+  if (provided) *provided = state().thread_level;
   r.app_initialized = true;
   return rc;
 }
 
 }  // namespace
+
+int init_mpi(int *argc, char ***argv, int *got) {
+  const int rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, got);
+  set_helper_available(rc == MPI_SUCCESS && *got == MPI_THREAD_MULTIPLE);
+  return rc;
+}
 
 void attach_bsend_buffer(int size) {
   // Room for one header per message the program's buffer could hold.
@@ -43,25 +51,27 @@ void attach_bsend_buffer(int size) {
 }
 
 int on_Init(int *argc, char ***argv) noexcept {
-  Entry entry;
   return init_common(argc, argv, MPI_THREAD_SINGLE, nullptr);
 }
 
 int on_Init_thread(int *argc, char ***argv, int required, int *provided) noexcept {
-  Entry entry;
   return init_common(argc, argv, required, provided);
 }
 
 int on_Finalize() noexcept {
-  Entry entry;
   finalize_protocol();
   return PMPI_Finalize();
 }
 
 // The program ends itself: what it printed is shown (a failure to recover from looks different).
-int on_Abort(MPI_Comm comm, int errorcode) noexcept {
+int on_Abort(CommArg comm, int errorcode) noexcept {
   output::release();
-  return PMPI_Abort(comm, errorcode);
+  return PMPI_Abort(comm.real, errorcode);
+}
+
+int on_Query_thread(int *provided) noexcept {
+  *provided = state().thread_level;
+  return MPI_SUCCESS;
 }
 
 int on_Initialized(int *flag) noexcept {
@@ -69,15 +79,8 @@ int on_Initialized(int *flag) noexcept {
   return MPI_SUCCESS;
 }
 
-int on_Finalized(int *flag) noexcept { return PMPI_Finalized(flag); }
-
-int on_Comm_rank(MPI_Comm comm, int *rank) noexcept { return PMPI_Comm_rank(comm, rank); }
-int on_Comm_size(MPI_Comm comm, int *size) noexcept { return PMPI_Comm_size(comm, size); }
-double on_Wtime() noexcept { return PMPI_Wtime(); }
-double on_Wtick() noexcept { return PMPI_Wtick(); }
 
 int on_Buffer_attach(void *buffer, int size) noexcept {
-  Entry entry;
   ProtocolState &st = state();
   if (st.bsend_user_buffer) return PMPI_Buffer_attach(buffer, size);  // MPICH reports the error
   st.bsend_user_buffer = reinterpret_cast<uintptr_t>(buffer);
@@ -87,7 +90,6 @@ int on_Buffer_attach(void *buffer, int size) noexcept {
 }
 
 int on_Buffer_detach(void *buffer_addr, int *size) noexcept {
-  Entry entry;
   ProtocolState &st = state();
   if (!st.bsend_user_buffer) return PMPI_Buffer_detach(buffer_addr, size);
   complete_orphans(true);  // c3's own buffered sends finish first, as MPI's would

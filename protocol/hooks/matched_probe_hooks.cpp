@@ -22,7 +22,7 @@ constexpr uint32_t kLoggedMessage = (0xbu << 26) | (1u << 25);
 std::map<MPI_Message, LateMessage> g_logged_messages;
 uint32_t g_next_logged = 1;
 
-int matching_probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag,
+int matching_probe(int source, int tag, CommArg comm, bool blocking, int *flag,
                    MPI_Message *message, MPI_Status *status) {
   uint64_t call = next_call();
   MPI_Status st;
@@ -30,7 +30,7 @@ int matching_probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag,
     make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     *message = MPI_MESSAGE_NO_PROC;
     if (flag) *flag = 1;
-    if (status != MPI_STATUS_IGNORE) *status = st;
+    copy_status_out(status, st);
     return MPI_SUCCESS;
   }
   int found = 0;
@@ -47,46 +47,44 @@ int matching_probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag,
   const int wanted_source = source, wanted_tag = tag;
   if (logged_probe_match(call, source, tag)) blocking = true;  // its sender sends it again
   LateMessage logged;
-  if (take_late_message(comm, source, tag, logged)) {
+  if (take_late_message(comm.app, source, tag, logged)) {
     make_status(st, logged.source, logged.tag, int64_t(logged.payload.size()));
     *message = MPI_Message(kLoggedMessage | (g_next_logged++ & ((1u << 25) - 1)));
     g_logged_messages[*message] = std::move(logged);
     if (flag) *flag = 1;
-    if (status != MPI_STATUS_IGNORE) *status = st;
+    copy_status_out(status, st);
     return MPI_SUCCESS;
   }
   if (blocking) {
-    split::mprobe_blocking(source, tag, comm, message, st);
+    split::mprobe_blocking(source, tag, comm.real, message, st);
     found = 1;
   } else {
     split::progress();  // a polling program lets MPI progress
-    PMPI_Improbe(source, tag, comm, &found, message, &st);
+    PMPI_Improbe(source, tag, comm.real, &found, message, &st);
   }
   MPI_Count bytes = 0;
   if (found) {
-    if (!piggyback::fix_probe_status(st)) split::match_payload(comm, message, st);
+    if (!piggyback::fix_probe_status(st)) split::match_payload(comm.real, message, st);
     PMPI_Get_elements_x(&st, MPI_BYTE, &bytes);
-    rt().message_comms[*message] = comm;
+    rt().message_comms[*message] = comm.app;
   }
   if (flag) *flag = found;
   if (found) before_logging_probe();
-  if (found) probe_matched(call, comm, wanted_source, wanted_tag, st.MPI_SOURCE, st.MPI_TAG);
+  if (found) probe_matched(call, comm.app, wanted_source, wanted_tag, st.MPI_SOURCE, st.MPI_TAG);
   log_outcome(call, found, {}, found ? st.MPI_SOURCE : 0, found ? st.MPI_TAG : 0, int64_t(bytes));
-  if (found && status != MPI_STATUS_IGNORE) *status = st;
+  if (found) copy_status_out(status, st);
   return MPI_SUCCESS;
 }
 
 }  // namespace
 
-int on_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+int on_Mprobe(int source, int tag, CommArg comm, MPI_Message *message,
               MPI_Status *status) noexcept {
-  Entry entry;
   return matching_probe(source, tag, comm, true, nullptr, message, status);
 }
 
-int on_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+int on_Improbe(int source, int tag, CommArg comm, int *flag, MPI_Message *message,
                MPI_Status *status) noexcept {
-  Entry entry;
   return matching_probe(source, tag, comm, false, flag, message, status);
 }
 
@@ -98,13 +96,7 @@ bool receive_logged(void *buf, int count, MPI_Datatype datatype, MPI_Message *me
   auto it = g_logged_messages.find(*message);
   if (it == g_logged_messages.end()) return false;
   ++state().next_posting;  // a receive like any other: later postings keep their numbers
-  const LateMessage &m = it->second;
-  int size = 0;
-  PMPI_Type_size(datatype, &size);
-  int64_t capacity = int64_t(count) * size, bytes = int64_t(m.payload.size());
-  make_status(st, m.source, m.tag, std::min(bytes, capacity));
-  if (bytes > capacity) st.MPI_ERROR = MPI_ERR_TRUNCATE;
-  std::memcpy(buf, m.payload.data(), size_t(std::min(bytes, capacity)));
+  deliver_late_message(it->second, buf, count, datatype, st);
   g_logged_messages.erase(it);
   *message = MPI_MESSAGE_NULL;
   return true;
@@ -112,22 +104,21 @@ bool receive_logged(void *buf, int count, MPI_Datatype datatype, MPI_Message *me
 
 }  // namespace
 
-int on_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+int on_Mrecv(void *buf, int count, TypeArg datatype, MPI_Message *message,
              MPI_Status *status) noexcept {
-  Entry entry;
   MPI_Status st;
-  if (receive_logged(buf, count, datatype, message, st)) {
-    if (status != MPI_STATUS_IGNORE) *status = st;
-    return st.MPI_ERROR;
+  if (receive_logged(buf, count, datatype.real, message, st)) {
+    const int rc = st.MPI_ERROR;
+    copy_status_out(status, st);
+    return rc;
   }
   return receive_matched(buf, count, datatype, message, nullptr, status);
 }
 
-int on_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+int on_Imrecv(void *buf, int count, TypeArg datatype, MPI_Message *message,
               MPI_Request *request) noexcept {
-  Entry entry;
   MPI_Status st;
-  if (receive_logged(buf, count, datatype, message, st)) {
+  if (receive_logged(buf, count, datatype.real, message, st)) {
     Request *r = nullptr;
     *request = new_request(Request::Kind::Recv, &r);
     r->active = true;

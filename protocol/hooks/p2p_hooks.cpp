@@ -1,6 +1,7 @@
 // Point-to-point hooks: sends, receives, persistent requests and probes. Every message carries
 // the piggybacked header; blocking calls are their nonblocking form plus a wait inside c3.
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "layer/layer.hpp"
@@ -33,17 +34,19 @@ inline bool small_builtin(MPI_Datatype type, int count, int &bytes) {
 }
 
 // An active receive outside the request table (a blocking call outside Restore).
-Request local_receive(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+Request local_receive(void *buf, int count, TypeArg type, int source, int tag, CommArg comm,
                       uint64_t posting) {
   Request r;
   r.kind = Request::Kind::Recv;
   r.active = true;
   r.buf = reinterpret_cast<uintptr_t>(buf);
   r.count = count;
-  r.type = type;
+  r.type = type.app;
+  r.rtype = type.real;
   r.peer = source;
   r.tag = tag;
-  r.comm = comm;
+  r.comm = comm.app;
+  r.rcomm = comm.real;
   r.posting = posting;
   return r;
 }
@@ -77,7 +80,6 @@ inline void copy_small(void *to, const void *from, size_t n) {
 // enough to keep their values in registers, and everything unusual leaves them through a call.
 [[gnu::always_inline]] inline int fast_send(const void *buf, int bytes, int dest, int tag,
                                             SendMode mode) {
-  Entry entry;
   char wire[kStackBounce];
   const int32_t header = outgoing_header();
   std::memcpy(wire, &header, piggyback::kHeaderBytes);
@@ -95,7 +97,7 @@ inline void copy_small(void *to, const void *from, size_t n) {
                                         MPI_Status &s, const char *wire, uint64_t posting) {
   if (status_bytes(s) == piggyback::kSplitHeaderBytes) {
     // A large message for a small buffer: its payload is received (and truncated) as MPI would.
-    Request r = local_receive(buf, capacity, MPI_BYTE, source, tag, MPI_COMM_WORLD, posting);
+    Request r = local_receive(buf, capacity, TypeArg{MPI_BYTE, MPI_BYTE}, source, tag, CommArg{MPI_COMM_WORLD, MPI_COMM_WORLD}, posting);
     r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));
     finish_blocking(r, s);
     return s.MPI_ERROR == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
@@ -108,13 +110,12 @@ inline void copy_small(void *to, const void *from, size_t n) {
 [[gnu::noinline]] void fast_recv_noted(void *buf, int64_t bytes, int source, int tag,
                                        const MPI_Status &s, int32_t header, uint64_t posting) {
   settle_earlier_wildcards(MPI_COMM_WORLD, posting, s.MPI_SOURCE, s.MPI_TAG);
-  message_received(MPI_COMM_WORLD, s.MPI_SOURCE, s.MPI_TAG, header, buf, bytes,
+  message_received(MPI_COMM_WORLD, s.MPI_SOURCE, s.MPI_TAG, header, buf, MPI_BYTE, bytes,
                    source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG, posting);
 }
 
 [[gnu::always_inline]] inline int fast_recv(void *buf, int capacity, int source, int tag,
                                             MPI_Status *status) {
-  Entry entry;
   ProtocolState &st = state();
   char wire[kStackBounce];
   const uint64_t posting = st.next_posting++;
@@ -151,48 +152,46 @@ int started(MPI_Request h, int rc) {
   return rc;
 }
 
-MPI_Request make_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                      MPI_Comm comm, SendMode mode, bool persistent, Request **out) {
+MPI_Request make_request(Request::Kind kind, const void *buf, int count, TypeArg type, int peer,
+                         int tag, CommArg comm, bool persistent, Request **out) {
   Request *r = nullptr;
-  MPI_Request h = new_request(Request::Kind::Send, &r);
-  r->send_mode = mode;
+  MPI_Request h = new_request(kind, &r);
   r->persistent = persistent;
   r->buf = reinterpret_cast<uintptr_t>(buf);
   r->count = count;
-  r->type = type;
-  r->peer = dest;
+  r->type = type.app;
+  r->rtype = type.real;
+  r->peer = peer;
   r->tag = tag;
-  r->comm = comm;
+  r->comm = comm.app;
+  r->rcomm = comm.real;
   *out = r;
   return h;
 }
 
-MPI_Request make_recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+MPI_Request make_send(const void *buf, int count, TypeArg type, int dest, int tag, CommArg comm,
+                      SendMode mode, bool persistent, Request **out) {
+  MPI_Request h = make_request(Request::Kind::Send, buf, count, type, dest, tag, comm, persistent, out);
+  (*out)->send_mode = mode;
+  return h;
+}
+
+MPI_Request make_recv(void *buf, int count, TypeArg type, int source, int tag, CommArg comm,
                       bool persistent, Request **out) {
-  Request *r = nullptr;
-  MPI_Request h = new_request(Request::Kind::Recv, &r);
-  r->persistent = persistent;
-  r->buf = reinterpret_cast<uintptr_t>(buf);
-  r->count = count;
-  r->type = type;
-  r->peer = source;
-  r->tag = tag;
-  r->comm = comm;
-  *out = r;
-  return h;
+  return make_request(Request::Kind::Recv, buf, count, type, source, tag, comm, persistent, out);
 }
 
-[[gnu::noinline]] int blocking_send_general(const void *buf, int count, MPI_Datatype type,
-                                            int dest, int tag, MPI_Comm comm, SendMode mode) {
-  Entry entry;
+[[gnu::noinline]] int blocking_send_general(const void *buf, int count, TypeArg type, int dest,
+                                            int tag, CommArg comm, SendMode mode) {
   if (state().mode != Mode::Restore && dest != MPI_PROC_NULL && mode != SendMode::Buffered) {
     // Nothing to suppress: straight to MPI, without an entry in the request table.
     Request r;
-    count_sent(world_rank_of(comm, dest));
-    if (split::sends_split(comm, count, type))
-      return split::send(buf, count, type, dest, tag, comm, mode, outgoing_header(), nullptr);
-    piggyback::Wire w = piggyback::prepare_send(r, buf, count, type, outgoing_header());
-    int rc = split::send_blocking(w.buf, w.count, w.type, dest, tag, comm, mode);
+    count_sent(world_rank_of(comm.app, dest));
+    if (split::sends_split(comm.app, count, type.real))
+      return split::send(buf, count, type.real, dest, tag, comm.real, mode, outgoing_header(),
+                         nullptr);
+    piggyback::Wire w = piggyback::prepare_send(r, buf, count, type.real, outgoing_header());
+    int rc = split::send_blocking(w.buf, w.count, w.type, dest, tag, comm.real, mode);
     piggyback::release(r);
     return rc;
   }
@@ -205,18 +204,17 @@ MPI_Request make_recv(void *buf, int count, MPI_Datatype type, int source, int t
   return MPI_SUCCESS;
 }
 
-[[gnu::always_inline]] inline int blocking_send(const void *buf, int count, MPI_Datatype type,
-                                                int dest, int tag, MPI_Comm comm, SendMode mode) {
+[[gnu::always_inline]] inline int blocking_send(const void *buf, int count, TypeArg type,
+                                                int dest, int tag, CommArg comm, SendMode mode) {
   int bytes = 0;
-  if (fast_path_open(comm) && dest >= 0 && dest < rt().size && mode != SendMode::Buffered &&
-      small_builtin(type, count, bytes))
+  if (fast_path_open(comm.app) && dest >= 0 && dest < rt().size && mode != SendMode::Buffered &&
+      small_builtin(type.real, count, bytes))
     return fast_send(buf, bytes, dest, tag, mode);
   return blocking_send_general(buf, count, type, dest, tag, comm, mode);
 }
 
-int nonblocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                     MPI_Comm comm, SendMode mode, MPI_Request *request) {
-  Entry entry;
+int nonblocking_send(const void *buf, int count, TypeArg type, int dest, int tag, CommArg comm,
+                     SendMode mode, MPI_Request *request) {
   Request *r = nullptr;
   MPI_Request h = make_send(buf, count, type, dest, tag, comm, mode, false, &r);
   int rc = started(h, start_send(*r));
@@ -225,9 +223,8 @@ int nonblocking_send(const void *buf, int count, MPI_Datatype type, int dest, in
   return MPI_SUCCESS;
 }
 
-int persistent_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                    MPI_Comm comm, SendMode mode, MPI_Request *request) {
-  Entry entry;
+int persistent_send(const void *buf, int count, TypeArg type, int dest, int tag, CommArg comm,
+                    SendMode mode, MPI_Request *request) {
   Request *r = nullptr;
   *request = make_send(buf, count, type, dest, tag, comm, mode, true, &r);
   return MPI_SUCCESS;
@@ -242,13 +239,13 @@ void fix_status(MPI_Comm comm, MPI_Status &st) {
 }
 
 // A probe's match: from the log when replaying; late messages of the log come first.
-int probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag, MPI_Status *status) {
+int probe(int source, int tag, CommArg comm, bool blocking, int *flag, MPI_Status *status) {
   uint64_t call = next_call();
   MPI_Status st;
   if (source == MPI_PROC_NULL) {
     make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     if (flag) *flag = 1;
-    if (status != MPI_STATUS_IGNORE) *status = st;
+    copy_status_out(status, st);
     return MPI_SUCCESS;
   }
   if (replaying(call)) {
@@ -256,34 +253,34 @@ int probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag, MPI_Stat
     if (flag) *flag = o.flag;
     if (o.flag || blocking) {
       make_status(st, o.source, o.tag, o.bytes);
-      if (status != MPI_STATUS_IGNORE) *status = st;
+      copy_status_out(status, st);
     }
     return MPI_SUCCESS;
   }
   const int wanted_source = source, wanted_tag = tag;
   if (logged_probe_match(call, source, tag)) blocking = true;  // its sender sends it again
-  if (const LateMessage *m = peek_late_message(comm, source, tag)) {
+  if (const LateMessage *m = peek_late_message(comm.app, source, tag)) {
     make_status(st, m->source, m->tag, int64_t(m->payload.size()));
     if (flag) *flag = 1;
   } else if (blocking) {
-    split::probe_blocking(source, tag, comm, st);
-    fix_status(comm, st);
+    split::probe_blocking(source, tag, comm.real, st);
+    fix_status(comm.real, st);
   } else {
     int found = 0;
     split::progress();  // a polling program lets MPI progress
-    PMPI_Iprobe(source, tag, comm, &found, &st);
-    if (found) fix_status(comm, st);
+    PMPI_Iprobe(source, tag, comm.real, &found, &st);
+    if (found) fix_status(comm.real, st);
     *flag = found;
   }
   bool found = blocking || *flag;
   if (flag && blocking) *flag = 1;
   if (found) before_logging_probe();
-  if (found) probe_matched(call, comm, wanted_source, wanted_tag, st.MPI_SOURCE, st.MPI_TAG);
+  if (found) probe_matched(call, comm.app, wanted_source, wanted_tag, st.MPI_SOURCE, st.MPI_TAG);
   MPI_Count bytes = 0;
   if (found) PMPI_Get_elements_x(&st, MPI_BYTE, &bytes);
   log_outcome(call, found ? 1 : 0, {}, found ? st.MPI_SOURCE : 0, found ? st.MPI_TAG : 0,
               int64_t(bytes));
-  if (found && status != MPI_STATUS_IGNORE) *status = st;
+  if (found) copy_status_out(status, st);
   return MPI_SUCCESS;
 }
 
@@ -291,35 +288,35 @@ int probe(int source, int tag, MPI_Comm comm, bool blocking, int *flag, MPI_Stat
 
 // --- send
 
-int on_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-            MPI_Comm comm) noexcept {
+int on_Send(const void *buf, int count, TypeArg datatype, int dest, int tag,
+            CommArg comm) noexcept {
   return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::Standard);
 }
-int on_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-             MPI_Comm comm) noexcept {
+int on_Bsend(const void *buf, int count, TypeArg datatype, int dest, int tag,
+            CommArg comm) noexcept {
   return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::Buffered);
 }
-int on_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-             MPI_Comm comm) noexcept {
+int on_Ssend(const void *buf, int count, TypeArg datatype, int dest, int tag,
+            CommArg comm) noexcept {
   return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::Sync);
 }
-int on_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-             MPI_Comm comm) noexcept {
+int on_Rsend(const void *buf, int count, TypeArg datatype, int dest, int tag,
+            CommArg comm) noexcept {
   return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::Ready);
 }
-int on_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+int on_Isend(const void *buf, int count, TypeArg datatype, int dest, int tag, CommArg comm,
              MPI_Request *request) noexcept {
   return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::Standard, request);
 }
-int on_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+int on_Ibsend(const void *buf, int count, TypeArg datatype, int dest, int tag, CommArg comm,
               MPI_Request *request) noexcept {
   return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::Buffered, request);
 }
-int on_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+int on_Issend(const void *buf, int count, TypeArg datatype, int dest, int tag, CommArg comm,
               MPI_Request *request) noexcept {
   return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::Sync, request);
 }
-int on_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+int on_Irsend(const void *buf, int count, TypeArg datatype, int dest, int tag, CommArg comm,
               MPI_Request *request) noexcept {
   return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::Ready, request);
 }
@@ -328,20 +325,21 @@ int on_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 namespace {
 
-[[gnu::noinline]] int blocking_recv_general(void *buf, int count, MPI_Datatype datatype,
-                                            int source, int tag, MPI_Comm comm,
-                                            MPI_Status *status) {
-  Entry entry;
+[[gnu::noinline]] int blocking_recv_general(void *buf, int count, TypeArg datatype, int source,
+                                            int tag, CommArg comm, MPI_Status *status) {
   if (state().mode != Mode::Restore && source != MPI_PROC_NULL) {
     // No log to serve it from: straight to MPI, without an entry in the request table.
     Request r = local_receive(buf, count, datatype, source, tag, comm, state().next_posting++);
     piggyback::Wire w =
-        piggyback::prepare_recv(r, buf, count, datatype, split::splits_large(comm));
+        piggyback::prepare_recv(r, buf, count, datatype.real, split::splits_large(comm.app));
     MPI_Status st;
-    int rc = split::recv_blocking(const_cast<void *>(w.buf), w.count, w.type, source, tag, comm, st);
+    int rc = split::recv_blocking(const_cast<void *>(w.buf), w.count, w.type, source, tag,
+                                  comm.real, st);
     finish_blocking(r, st);
     if (rc == MPI_SUCCESS && st.MPI_ERROR == MPI_ERR_TRUNCATE) rc = MPI_ERR_TRUNCATE;
-    if (status != MPI_STATUS_IGNORE) std::memcpy(status, r.status.words, sizeof *status);
+    MPI_Status out;
+    std::memcpy(&out, r.status.words, sizeof out);
+    copy_status_out(status, out);
     return rc;
   }
   Request *r = nullptr;
@@ -349,25 +347,25 @@ namespace {
   int rc = started(h, start_recv(*r));
   if (rc != MPI_SUCCESS) return rc;
   wait_request(*r);
-  MPI_Status st;
+  MPI_Status st{};
   deliver(h, &st);
-  if (status != MPI_STATUS_IGNORE) *status = st;
+  copy_status_out(status, st);
   return status_error(st) == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
 }
 
 }  // namespace
 
-int on_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+int on_Recv(void *buf, int count, TypeArg datatype, int source, int tag, CommArg comm,
             MPI_Status *status) noexcept {
   int capacity = 0;
-  if (fast_path_open(comm) && source != MPI_PROC_NULL && small_builtin(datatype, count, capacity))
+  if (fast_path_open(comm.app) && source != MPI_PROC_NULL &&
+      small_builtin(datatype.real, count, capacity))
     return fast_recv(buf, capacity, source, tag, status);
   return blocking_recv_general(buf, count, datatype, source, tag, comm, status);
 }
 
-int on_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+int on_Irecv(void *buf, int count, TypeArg datatype, int source, int tag, CommArg comm,
              MPI_Request *request) noexcept {
-  Entry entry;
   Request *r = nullptr;
   MPI_Request h = make_recv(buf, count, datatype, source, tag, comm, false, &r);
   int rc = started(h, start_recv(*r));
@@ -378,10 +376,9 @@ int on_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 
 // --- sendrecv: a send and a receive posted together, completed together.
 
-int on_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                MPI_Comm comm, MPI_Status *status) noexcept {
-  Entry entry;
+int on_Sendrecv(const void *sendbuf, int sendcount, TypeArg sendtype, int dest, int sendtag,
+                void *recvbuf, int recvcount, TypeArg recvtype, int source, int recvtag,
+                CommArg comm, MPI_Status *status) noexcept {
   Request *rr = nullptr, *sr = nullptr;
   MPI_Request rh = make_recv(recvbuf, recvcount, recvtype, source, recvtag, comm, false, &rr);
   start_recv(*rr);
@@ -391,17 +388,16 @@ int on_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int d
   wait_request(*sr);
   wait_request(*rr);
   deliver(sh, MPI_STATUS_IGNORE);
-  MPI_Status st;
+  MPI_Status st{};
   deliver(rh, &st);
-  if (status != MPI_STATUS_IGNORE) *status = st;
+  copy_status_out(status, st);
   return status_error(st) == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
 }
 
-int on_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                        int source, int recvtag, MPI_Comm comm, MPI_Status *status) noexcept {
-  Entry entry;
+int on_Sendrecv_replace(void *buf, int count, TypeArg datatype, int dest, int sendtag,
+                        int source, int recvtag, CommArg comm, MPI_Status *status) noexcept {
   MPI_Aint lb = 0, extent = 0;
-  PMPI_Type_get_extent(datatype, &lb, &extent);
+  PMPI_Type_get_extent(datatype.real, &lb, &extent);
   // The outgoing data leaves from a copy, so the reply can land in `buf` meanwhile.
   std::vector<char> copy(size_t(count > 0 ? count : 0) * size_t(extent));
   if (!copy.empty()) std::memcpy(copy.data(), static_cast<char *>(buf) + lb, copy.size());
@@ -412,25 +408,24 @@ int on_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, i
 
 // --- persistent
 
-int on_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *request) noexcept {
+int on_Send_init(const void *buf, int count, TypeArg datatype, int dest, int tag,
+                 CommArg comm, MPI_Request *request) noexcept {
   return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::Standard, request);
 }
-int on_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request) noexcept {
+int on_Bsend_init(const void *buf, int count, TypeArg datatype, int dest, int tag,
+                  CommArg comm, MPI_Request *request) noexcept {
   return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::Buffered, request);
 }
-int on_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request) noexcept {
+int on_Ssend_init(const void *buf, int count, TypeArg datatype, int dest, int tag,
+                  CommArg comm, MPI_Request *request) noexcept {
   return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::Sync, request);
 }
-int on_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request) noexcept {
+int on_Rsend_init(const void *buf, int count, TypeArg datatype, int dest, int tag,
+                  CommArg comm, MPI_Request *request) noexcept {
   return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::Ready, request);
 }
-int on_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+int on_Recv_init(void *buf, int count, TypeArg datatype, int source, int tag, CommArg comm,
                  MPI_Request *request) noexcept {
-  Entry entry;
   Request *r = nullptr;
   *request = make_recv(buf, count, datatype, source, tag, comm, true, &r);
   return MPI_SUCCESS;
@@ -438,19 +433,25 @@ int on_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int ta
 
 // --- start
 
-int on_Start(MPI_Request *request) noexcept {
-  Entry entry;
-  Request &r = request_of(*request);
-  if (r.active) fatal("MPI_Start: the persistent request is already active");
-  return r.kind == Request::Kind::Send ? start_send(r) : start_recv(r);
+namespace {
+
+int start(Request &r, const char *function) {
+  if (r.active) fatal(std::string(function) + ": the persistent request is already active");
+  switch (r.kind) {
+    case Request::Kind::Send: return start_send(r);
+    case Request::Kind::Recv: return start_recv(r);
+    case Request::Kind::Native: return start_native(r);
+    default: fatal(std::string(function) + ": not a persistent request");
+  }
 }
 
+}  // namespace
+
+int on_Start(MPI_Request *request) noexcept { return start(request_of(*request), "MPI_Start"); }
+
 int on_Startall(int count, MPI_Request array_of_requests[]) noexcept {
-  Entry entry;
   for (int i = 0; i < count; ++i) {
-    Request &r = request_of(array_of_requests[i]);
-    if (r.active) fatal("MPI_Startall: a persistent request is already active");
-    int rc = r.kind == Request::Kind::Send ? start_send(r) : start_recv(r);
+    int rc = start(request_of(array_of_requests[i]), "MPI_Startall");
     if (rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;
@@ -458,13 +459,11 @@ int on_Startall(int count, MPI_Request array_of_requests[]) noexcept {
 
 // --- probe
 
-int on_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) noexcept {
-  Entry entry;
+int on_Probe(int source, int tag, CommArg comm, MPI_Status *status) noexcept {
   return probe(source, tag, comm, true, nullptr, status);
 }
 
-int on_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) noexcept {
-  Entry entry;
+int on_Iprobe(int source, int tag, CommArg comm, int *flag, MPI_Status *status) noexcept {
   return probe(source, tag, comm, false, flag, status);
 }
 

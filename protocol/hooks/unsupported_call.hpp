@@ -4,12 +4,11 @@
 
 namespace c3::mpi {
 
-// Called first by the wrapper of every such function (MPI_Bcast, MPI_Comm_split, MPI_File_open,
-// the MPI-4 large-count *_c calls, ...) with its communicator (MPI_COMM_NULL if it has none);
-// the wrapper then passes the call to PMPI_ unchanged. Queries without state pass. Blocking
-// collectives pass once every member is known to be in the same epoch (else the job ends with
-// an error naming the call). Anything else creates state c3 cannot restore yet: it passes, but
-// no checkpoint is taken after it, and calling it while a checkpoint is in progress is an error.
+// Called first by the wrapper of every such function (one-sided communication, MPI-IO, dynamic
+// processes, persistent collectives, the MPI-4 large-count *_c calls, ...) with its communicator
+// (MPI_COMM_NULL if it has none); the wrapper then passes the call to PMPI_ with MPICH's handles.
+// Queries without state pass. Anything else creates state c3 cannot restore: it passes, but no
+// checkpoint is taken after it, and calling it while a checkpoint is in progress is an error.
 void unsupported_call(const char *function, MPI_Comm comm) noexcept;
 
 }  // namespace c3::mpi

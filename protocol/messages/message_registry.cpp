@@ -4,48 +4,88 @@
 // Also the restart's side: late messages served from the log, was-early sends suppressed.
 #include "messages/message_registry.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
+#include <string>
 
 #include "checkpoint.hpp"
+#include "handles/groups.hpp"
+#include "handles/handles.hpp"
 #include "layer/layer.hpp"
 #include "messages/piggyback.hpp"
+#include "messages/requests.hpp"
 #include "modes/epochs.hpp"
 
 namespace c3::mpi {
 namespace {
 
 bool matches(const LateMessage &m, MPI_Comm comm, int source, int tag) {
-  return m.comm == comm && receive_may_take(source, tag, m.source, m.tag);
+  return m.comm == comm_gid(comm) && receive_may_take(source, tag, m.source, m.tag);
 }
 
 }  // namespace
 
 int world_rank_of(MPI_Comm comm, int rank) {
   if (comm == MPI_COMM_WORLD) return rank;
-  if (comm == MPI_COMM_SELF) return rt().rank;
-  static std::map<MPI_Comm, std::vector<int>> known;  // communicators c3 cannot restore anyway
+  if (const CommInfo *info = comm_info(comm)) {
+    // Point-to-point on an intercommunicator names ranks of the remote group.
+    const std::vector<int> &group = info->inter ? info->remote_world : info->world;
+    return rank >= 0 && size_t(rank) < group.size() ? group[size_t(rank)] : rank;
+  }
+  static std::map<MPI_Comm, std::vector<int>> known;  // communicators c3 does not track
   auto it = known.find(comm);
   if (it == known.end()) {
-    MPI_Group group, world;
-    int n = 0;
-    PMPI_Comm_group(comm, &group);
-    PMPI_Comm_group(MPI_COMM_WORLD, &world);
-    PMPI_Group_size(group, &n);
-    std::vector<int> ranks(static_cast<size_t>(n)), out(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) ranks[size_t(i)] = i;
-    PMPI_Group_translate_ranks(group, n, ranks.data(), world, out.data());
+    int inter = 0;
+    MPI_Group group;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter)
+      PMPI_Comm_remote_group(comm, &group);
+    else
+      PMPI_Comm_group(comm, &group);
+    it = known.emplace(comm, world_ranks(group)).first;
     PMPI_Group_free(&group);
-    PMPI_Group_free(&world);
-    it = known.emplace(comm, out).first;
   }
   return rank >= 0 && size_t(rank) < it->second.size() ? it->second[size_t(rank)] : rank;
 }
 
 void count_sent(int world_dest) { ++state().sent[size_t(world_dest)]; }
 
-bool message_received(MPI_Comm comm, int source, int tag, int32_t header, const void *payload,
-                      int64_t bytes, bool wildcard, uint64_t posting) {
+namespace {
+
+std::string packed_payload(const void *buf, MPI_Datatype type, int64_t bytes) {
+  if (piggyback::contiguous(type)) return std::string(static_cast<const char *>(buf), size_t(bytes));
+  int size = 0, room = 0, position = 0;
+  PMPI_Type_size(type, &size);
+  const int count = size > 0 ? int(bytes / size) : 0;
+  PMPI_Pack_size(count, type, MPI_COMM_SELF, &room);
+  std::string out(size_t(room), '\0');
+  PMPI_Pack(buf, count, type, out.data(), room, &position, MPI_COMM_SELF);
+  out.resize(size_t(position));
+  return out;
+}
+
+}  // namespace
+
+void deliver_late_message(const LateMessage &m, void *buf, int count, MPI_Datatype type,
+                          MPI_Status &st) {
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  const int64_t capacity = int64_t(count) * size, bytes = int64_t(m.payload.size());
+  const int64_t taken = std::min(bytes, capacity);
+  make_status(st, m.source, m.tag, taken);
+  if (bytes > capacity) st.MPI_ERROR = MPI_ERR_TRUNCATE;
+  if (piggyback::contiguous(type)) {
+    std::memcpy(buf, m.payload.data(), size_t(taken));
+  } else if (size > 0) {
+    int position = 0;
+    PMPI_Unpack(m.payload.data(), int(taken), &position, buf, int(taken / size), type,
+                MPI_COMM_SELF);
+  }
+}
+
+bool message_received(MPI_Comm comm, int source, int tag, int32_t header, const void *buf,
+                      MPI_Datatype type, int64_t bytes, bool wildcard, uint64_t posting) {
   ProtocolState &st = state();
   int colour = 0;
   bool sender_logging = false;
@@ -62,7 +102,7 @@ bool message_received(MPI_Comm comm, int source, int tag, int32_t header, const 
   ++st.received[size_t(colour)][size_t(q)];
   bool late = false;
   if (colour == ((mine + 1) & 3)) {
-    ++st.early[Signature{q, comm, tag}];
+    ++st.early[Signature{q, comm_gid(comm), tag}];
     checkpoint::request();  // the sender has started the next checkpoint
   } else if (colour == ((mine + 3) & 3)) {
     if (st.mode != Mode::NonDetLog && st.mode != Mode::RecvOnlyLog)
@@ -70,10 +110,10 @@ bool message_received(MPI_Comm comm, int source, int tag, int32_t header, const 
             std::string(mode_name(st.mode)));
     late = true;
     LateMessage m;
-    m.comm = comm;
+    m.comm = comm_gid(comm);
     m.source = source;
     m.tag = tag;
-    m.payload.assign(static_cast<const char *>(payload), size_t(bytes));
+    m.payload = packed_payload(buf, type, bytes);
     st.log.late_bytes += uint64_t(bytes);
     st.log.late.push_back(std::move(m));
   } else if (colour != mine) {
@@ -125,7 +165,7 @@ bool logged_probe_match(uint64_t call, int &source, int &tag) {
 bool suppress_was_early(int world_dest, MPI_Comm comm, int tag) {
   ProtocolState &st = state();
   if (st.was_early.empty()) return false;
-  auto it = st.was_early.find(Signature{world_dest, comm, tag});
+  auto it = st.was_early.find(Signature{world_dest, comm_gid(comm), tag});
   if (it == st.was_early.end()) return false;
   if (--it->second == 0) st.was_early.erase(it);
   return true;

@@ -19,8 +19,14 @@ inline bool receive_may_take(int wanted_source, int wanted_tag, int source, int 
 // MPI_ANY_SOURCE or MPI_ANY_TAG). Returns whether the replay needs this receive's outcome (its
 // match, a lost cancel): in NonDet-Log, and in RecvOnly-Log when the message was late or its
 // sender still logged.
-bool message_received(MPI_Comm comm, int source, int tag, int32_t header, const void *payload,
-                      int64_t bytes, bool wildcard, uint64_t posting);
+// The payload arrived in `buf` as `bytes` bytes of MPICH's datatype `type` (a late message's is
+// logged in signature order: packed, for a derived type).
+bool message_received(MPI_Comm comm, int source, int tag, int32_t header, const void *buf,
+                      MPI_Datatype type, int64_t bytes, bool wildcard, uint64_t posting);
+// Restart: a logged late message's payload into a receive of (buf, count, type); the status
+// counts what arrived (MPI_ERR_TRUNCATE in MPI_ERROR when it did not fit).
+void deliver_late_message(const LateMessage &m, void *buf, int count, MPI_Datatype type,
+                          MPI_Status &st);
 void count_sent(int world_dest);
 // Restart: a send the peer received before its checkpoint is not sent again.
 bool suppress_was_early(int world_dest, MPI_Comm comm, int tag);

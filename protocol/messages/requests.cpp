@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "collectives/collective_call.hpp"
+#include "handles/handles.hpp"
 #include "layer/layer.hpp"
 #include "messages/message_registry.hpp"
 #include "messages/mpich_status.hpp"
@@ -43,7 +45,8 @@ void settle_earlier_wildcards(MPI_Comm comm, uint64_t posting, int source, int t
 }
 
 int cancel_request(Request &r) {
-  if (!r.active || r.done) return MPI_SUCCESS;
+  if (r.kind == Request::Kind::Native) return PMPI_Cancel(&r.native);
+  if (!r.active || r.done || r.kind == Request::Kind::Collective) return MPI_SUCCESS;
   if (r.replay_cancel) {
     MPI_Status st;
     make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
@@ -61,6 +64,15 @@ int cancel_request(Request &r) {
 
 void complete_real_request(Request &r, MPI_Status &st) {
   r.real = MPI_REQUEST_NULL;
+  if (r.kind == Request::Kind::Collective) {
+    coll::complete_request(r, st);
+    return;
+  }
+  if (r.kind == Request::Kind::Native) {
+    std::memcpy(r.status.words, &st, sizeof st);
+    r.done = true;
+    return;
+  }
   split::header_stage_over(r);
   if (r.kind == Request::Kind::Recv) {
     const bool wildcard = r.peer == MPI_ANY_SOURCE || r.tag == MPI_ANY_TAG;
@@ -69,7 +81,7 @@ void complete_real_request(Request &r, MPI_Status &st) {
       r.payload_pending = false;
       settle_earlier_wildcards(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
       log_failed_cancel(r, message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, r.split_header,
-                                            reinterpret_cast<const void *>(r.buf),
+                                            reinterpret_cast<const void *>(r.buf), r.rtype,
                                             status_bytes(st), wildcard, r.posting));
     } else if (status_cancelled(st)) {
       if (state().mode == Mode::NonDetLog) state().log.cancelled[r.posting] = 1;
@@ -86,7 +98,7 @@ void complete_real_request(Request &r, MPI_Status &st) {
         case piggyback::Arrival::Payload:
           settle_earlier_wildcards(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
           log_failed_cancel(r, message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, header,
-                                                reinterpret_cast<const void *>(r.buf),
+                                                reinterpret_cast<const void *>(r.buf), r.rtype,
                                                 status_bytes(st), wildcard, r.posting));
           break;
       }
@@ -113,6 +125,23 @@ void make_status(MPI_Status &st, int source, int tag, int64_t bytes) {
   set_status_bytes(st, bytes);
 }
 
+MPI_Request adopt_request(MPI_Request real, bool persistent) {
+  if (real == MPI_REQUEST_NULL) return real;
+  Request *r = nullptr;
+  const MPI_Request h = new_request(Request::Kind::Native, &r);
+  r->native = real;
+  r->persistent = persistent;
+  r->active = !persistent;  // a persistent one is inactive until MPI_Start
+  r->real = persistent ? MPI_REQUEST_NULL : real;
+  return h;
+}
+
+MPI_Request real_request(MPI_Request h) {
+  if (!is_c3_request(h)) return h;
+  const Request &r = request_of(h);
+  return r.kind == Request::Kind::Native ? r.native : r.real;
+}
+
 bool is_c3_request(MPI_Request handle) {
   uint32_t h = uint32_t(handle);
   return (h & ~kIndexMask) == kRequestType && (h & kIndexMask) != 0;
@@ -131,8 +160,15 @@ void requests_restored() {
   auto &table = state().requests;
   rt().awaiting.clear();  // reposted receives count again
   g_free_slots.clear();
-  for (size_t i = table.size(); i-- > 0;)
-    if (table[i].kind == Request::Kind::Free) g_free_slots.push_back(i);
+  for (size_t i = table.size(); i-- > 0;) {
+    Request &r = table[i];
+    if (r.kind == Request::Kind::Free) g_free_slots.push_back(i);
+    // The handles were built again (handles/recreate.cpp); a zombie communicator has its own.
+    r.rcomm = handles().comms.find(r.comm) ? handles().comms.slot_real(r.comm) : r.comm;
+    r.rtype = handles().types.find(r.type) ? handles().types.slot_real(r.type) : r.type;
+    if (r.coll)
+      for (Region &region : r.coll->outputs) region.real = handles().types.slot_real(region.type);
+  }
 }
 
 MPI_Request new_request(Request::Kind kind, Request **out) {
@@ -154,6 +190,8 @@ MPI_Request new_request(Request::Kind kind, Request **out) {
 
 void free_request(MPI_Request &handle) {
   Request &r = request_of(handle);
+  if (r.kind == Request::Kind::Native && r.persistent && r.native != MPI_REQUEST_NULL)
+    PMPI_Request_free(&r.native);
   split::header_stage_over(r);
   piggyback::release(r);
   r.reset();
@@ -161,11 +199,26 @@ void free_request(MPI_Request &handle) {
   handle = MPI_REQUEST_NULL;
 }
 
+int start_native(Request &r) {
+  r.active = true;
+  r.done = false;
+  const int rc = PMPI_Start(&r.native);
+  r.real = r.native;
+  return rc;
+}
+
+// MPICH's handles of a request made without them (a unit test's, or one built by hand).
+void resolve_handles(Request &r) {
+  if (r.rcomm == MPI_COMM_NULL) r.rcomm = real_comm(r.comm);
+  if (r.rtype == MPI_DATATYPE_NULL) r.rtype = real_type(r.type);
+}
+
 int start_send(Request &r) {
+  resolve_handles(r);
   r.active = true;
   r.done = false;
   r.split_send = false;
-  MPI_Comm comm = r.comm;
+  const MPI_Comm comm = r.rcomm;
   if (r.peer == MPI_PROC_NULL) {
     MPI_Status st;
     make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
@@ -173,17 +226,17 @@ int start_send(Request &r) {
     r.done = true;
     return MPI_SUCCESS;
   }
-  const int dest = world_rank_of(comm, r.peer);
+  const int dest = world_rank_of(r.comm, r.peer);
   count_sent(dest);
-  if (suppress_was_early(dest, comm, r.tag)) {  // the receiver has it already
+  if (suppress_was_early(dest, r.comm, r.tag)) {  // the receiver has it already
     MPI_Status st;
     make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     std::memcpy(r.status.words, &st, sizeof st);
     r.done = true;
     return MPI_SUCCESS;
   }
-  const bool split = split::sends_split(comm, r.count, r.type);
-  if (r.send_mode == SendMode::Buffered && (split || piggyback::contiguous(r.type))) {
+  const bool split = split::sends_split(r.comm, r.count, r.rtype);
+  if (r.send_mode == SendMode::Buffered && (split || piggyback::contiguous(r.rtype))) {
     // c3 buffers it: the payload is copied now and sent by an inner request that completes in
     // the background; the program's request is complete at once, as MPI_Bsend's is.
     Request *inner = nullptr;
@@ -196,16 +249,16 @@ int start_send(Request &r) {
     if (split) {
       // Packed, so the copy matches a receive of any type with the program's signature.
       int room = 0, used = 0;
-      PMPI_Pack_size(r.count, r.type, comm, &room);
+      PMPI_Pack_size(r.count, r.rtype, comm, &room);
       inner->bounce.resize(size_t(room));
-      PMPI_Pack(reinterpret_cast<const void *>(r.buf), r.count, r.type, inner->bounce.data(),
+      PMPI_Pack(reinterpret_cast<const void *>(r.buf), r.count, r.rtype, inner->bounce.data(),
                 room, &used, comm);
       inner->split_send = true;
       rc = split::send(inner->bounce.data(), used, MPI_PACKED, r.peer, r.tag, comm,
                        SendMode::Standard, outgoing_header(), &inner->real);
     } else {
       piggyback::Wire w = piggyback::prepare_send(*inner, reinterpret_cast<const void *>(r.buf),
-                                                  r.count, r.type, outgoing_header(), true);
+                                                  r.count, r.rtype, outgoing_header(), true);
       rc = PMPI_Isend(w.buf, w.count, w.type, r.peer, r.tag, comm, &inner->real);
     }
     orphan_request(ih);
@@ -217,15 +270,16 @@ int start_send(Request &r) {
   }
   if (split) {
     r.split_send = true;
-    return split::send(reinterpret_cast<const void *>(r.buf), r.count, r.type, r.peer, r.tag, comm,
+    return split::send(reinterpret_cast<const void *>(r.buf), r.count, r.rtype, r.peer, r.tag, comm,
                        r.send_mode, outgoing_header(), &r.real);
   }
   piggyback::Wire w = piggyback::prepare_send(r, reinterpret_cast<const void *>(r.buf), r.count,
-                                              r.type, outgoing_header());
+                                              r.rtype, outgoing_header());
   return split::isend(w.buf, w.count, w.type, r.peer, r.tag, comm, r.send_mode, &r.real);
 }
 
 int start_recv(Request &r) {
+  resolve_handles(r);
   ProtocolState &st = state();
   r.active = true;
   r.done = false;
@@ -259,23 +313,16 @@ int start_recv(Request &r) {
     LateMessage m;
     if (take_late_message(r.comm, r.effective_source, r.effective_tag, m)) {
       MPI_Status s;
-      int size = 0;
-      PMPI_Type_size(r.type, &size);
-      int64_t capacity = int64_t(r.count) * size;
-      int64_t bytes = int64_t(m.payload.size());
-      make_status(s, m.source, m.tag, std::min(bytes, capacity));
-      if (bytes > capacity) s.MPI_ERROR = MPI_ERR_TRUNCATE;
-      std::memcpy(reinterpret_cast<void *>(r.buf), m.payload.data(),
-                  size_t(std::min(bytes, capacity)));
+      deliver_late_message(m, reinterpret_cast<void *>(r.buf), r.count, r.rtype, s);
       std::memcpy(r.status.words, &s, sizeof s);
       r.done = true;
       return MPI_SUCCESS;
     }
   }
-  piggyback::Wire w = piggyback::prepare_recv(r, reinterpret_cast<void *>(r.buf), r.count, r.type,
+  piggyback::Wire w = piggyback::prepare_recv(r, reinterpret_cast<void *>(r.buf), r.count, r.rtype,
                                               split::splits_large(r.comm));
   int rc = PMPI_Irecv(const_cast<void *>(w.buf), w.count, w.type, r.effective_source,
-                      r.effective_tag, r.comm, &r.real);
+                      r.effective_tag, r.rcomm, &r.real);
   if (rc == MPI_SUCCESS) split::header_stage_started(r);
   return rc;
 }
@@ -314,9 +361,18 @@ void wait_request(Request &r) {
   }
 }
 
+void copy_status_out(MPI_Status *to, const MPI_Status &st) {
+  if (to == MPI_STATUS_IGNORE) return;
+  const int error = to->MPI_ERROR;
+  *to = st;
+  if (st.MPI_ERROR == MPI_SUCCESS) to->MPI_ERROR = error;
+}
+
 void deliver(MPI_Request &handle, MPI_Status *status) {
   Request &r = request_of(handle);
-  if (status != MPI_STATUS_IGNORE) std::memcpy(status, r.status.words, sizeof *status);
+  MPI_Status st;
+  std::memcpy(&st, r.status.words, sizeof st);
+  copy_status_out(status, st);
   r.active = false;
   r.done = false;
   if (!r.persistent) free_request(handle);
@@ -364,6 +420,11 @@ void repost_after_restart() {
     r.real = MPI_REQUEST_NULL;
     r.wire = MPI_DATATYPE_NULL;
     if (r.kind == Request::Kind::Free || !r.active || r.done) continue;
+    if (r.kind == Request::Kind::Collective) {
+      // Started before the checkpoint: the commit waited for its result, which is in the log.
+      if (!coll::restore_request(r)) fatal("restart diverged: no logged result for a pending collective");
+      continue;
+    }
     if (r.kind == Request::Kind::Send) {
       // Sent before the checkpoint: the receiver has it in its state or in its log.
       MPI_Status st;
@@ -394,13 +455,14 @@ void repost_after_restart() {
 
 namespace c3::mpi {
 
-int receive_matched(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+int receive_matched(void *buf, int count, TypeArg type, MPI_Message *message,
                     MPI_Request *request, MPI_Status *status) {
   Request *r = nullptr;
   MPI_Request h = new_request(Request::Kind::Recv, &r);
   r->buf = reinterpret_cast<uintptr_t>(buf);
   r->count = count;
-  r->type = type;
+  r->type = type.app;
+  r->rtype = type.real;
   r->peer = MPI_ANY_SOURCE;  // the probe's match was logged already
   r->tag = 0;
   r->comm = MPI_COMM_NULL;
@@ -415,6 +477,7 @@ int receive_matched(void *buf, int count, MPI_Datatype type, MPI_Message *messag
   } else {
     auto it = rt().message_comms.find(*message);
     r->comm = it != rt().message_comms.end() ? it->second : MPI_COMM_WORLD;
+    r->rcomm = real_comm(r->comm);
     if (it != rt().message_comms.end()) rt().message_comms.erase(it);
     r->effective_source = MPI_PROC_NULL;  // matches nothing more (split::settle_earlier_receives)
     int rc = MPI_SUCCESS;
@@ -424,9 +487,9 @@ int receive_matched(void *buf, int count, MPI_Datatype type, MPI_Message *messag
       r->payload_pending = true;
       r->split_header = split_it->second;
       rt().split_messages.erase(split_it);
-      rc = PMPI_Imrecv(buf, count, type, message, &r->real);
+      rc = PMPI_Imrecv(buf, count, type.real, message, &r->real);
     } else {
-      piggyback::Wire w = piggyback::prepare_recv(*r, buf, count, type, split::splits_large(r->comm));
+      piggyback::Wire w = piggyback::prepare_recv(*r, buf, count, type.real, split::splits_large(r->comm));
       rc = PMPI_Imrecv(const_cast<void *>(w.buf), w.count, w.type, message, &r->real);
     }
     if (rc != MPI_SUCCESS) {
@@ -441,9 +504,9 @@ int receive_matched(void *buf, int count, MPI_Datatype type, MPI_Message *messag
   // peer stays MPI_ANY_SOURCE: completion logs nothing more (the probe was logged)
   r->peer = 0;
   wait_request(*r);
-  MPI_Status st;
+  MPI_Status st{};
   deliver(h, &st);
-  if (status != MPI_STATUS_IGNORE) *status = st;
+  copy_status_out(status, st);
   return MPI_SUCCESS;
 }
 

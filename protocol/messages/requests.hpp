@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "handles/handle_args.hpp"
 #include "layer/layer.hpp"
 #include "state/protocol_state.hpp"
 
@@ -32,6 +33,7 @@ void free_request(MPI_Request &handle);
 void orphan_request(MPI_Request &handle);
 int start_send(Request &r);       // posts an active send request
 int start_recv(Request &r);       // posts (or serves from the log) an active receive request
+int start_native(Request &r);     // MPI_Start of a persistent request of a call c3 does not hook
 // The MPICH request behind `r` completed with `st` (its real handle is spent).
 // A split header leaves `r` waiting for its payload (r.done false, r.real the payload's receive).
 void complete_real_request(Request &r, MPI_Status &st);
@@ -53,10 +55,14 @@ void repost_after_restart();
 // The table was replaced by a restored one.
 void requests_restored();
 // MPI_Mrecv / MPI_Imrecv (request != nullptr) of a message matched by a probe.
-int receive_matched(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+int receive_matched(void *buf, int count, TypeArg type, MPI_Message *message,
                     MPI_Request *request, MPI_Status *status);
 // Completes orphaned requests that are done; `block`: waits for the sends among them.
 void complete_orphans(bool block);
 void make_status(MPI_Status &st, int source, int tag, int64_t bytes);
+// Hands a status to the program: its MPI_ERROR field is left alone unless `st` reports an error
+// (MPI sets it only then; a single-completion call never does).
+void copy_status_out(MPI_Status *to, const MPI_Status &st);
+MPI_Request adopt_request(MPI_Request real, bool persistent);
 
 }  // namespace c3::mpi

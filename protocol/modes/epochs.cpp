@@ -19,10 +19,14 @@
 #include "ckpt_dir.hpp"
 #include "ckpt_file.hpp"
 #include "config.hpp"
+#include "collectives/collective_bounds.hpp"
 #include "control/control_channel.hpp"
 #include "error.hpp"
 #include "fault_injection.hpp"
+#include "handles/errhandlers.hpp"
+#include "handles/handles.hpp"
 #include "layer/layer.hpp"
+#include "layer/native_blocking.hpp"
 #include "messages/piggyback.hpp"
 #include "messages/requests.hpp"
 #include "messages/split_transfer.hpp"
@@ -37,7 +41,7 @@ namespace {
 ProtocolState &g_state = g_protocol_state;
 Runtime &g_rt = g_runtime;
 
-void handle_control(int source, int tag, const uint64_t (&msg)[2]) {
+void handle_control(int source, int tag, const std::vector<uint64_t> &msg) {
   ProtocolState &st = g_state;
   if (tag == control::kAllInitiated) {
     // Always of the current epoch: the sender had our Checkpoint-Initiated of it.
@@ -54,11 +58,15 @@ void handle_control(int source, int tag, const uint64_t (&msg)[2]) {
     return;
   }
   if (tag == control::kInitiated) {
+    const uint64_t *report = msg.data() + 2;
+    const size_t report_words = msg.size() - 2;
     if (msg[0] == st.epoch) {
       st.initiated[size_t(source)] = 1;
       st.expected_late[size_t(source)] = msg[1];
+      coll::note_report(source, report, report_words, false);
     } else if (msg[0] == st.epoch + 1) {
       st.ahead[size_t(source)] = int64_t(msg[1]);
+      coll::note_report(source, report, report_words, true);
       checkpoint::request();
     }
     // Older ones cannot exist: a process starts epoch e+1 only after our Checkpoint-Initiated(e).
@@ -77,6 +85,7 @@ void commit_locally() {
   ProtocolState &st = g_state;
   const uint64_t number = checkpoint_number(st.epoch);
   fault::reached(FaultStage::RecvOnlyLog, number);
+  coll::trim_log(st.log);
   set_mode(Mode::Run);
   g_rt.unconfirmed_probes.clear();
   CheckpointDir dir(config().ckpt_dir);
@@ -166,13 +175,18 @@ void enter_checkpoint() {
   st.log.early_messages = early;
   st.output_released_at_snapshot = output::released_bytes();
   st.output_at_snapshot = output::released_bytes() + output::pending_bytes();
+  coll::new_epoch();  // this rank's collective numbers at the checkpoint
   set_mode(Mode::NonDetLog);
 }
 
 void send_checkpoint_initiated() {
   ProtocolState &st = g_state;
-  for (int q = 0; q < g_rt.size; ++q)
-    if (q != g_rt.rank) control::post(q, control::kInitiated, st.epoch, g_rt.initiated_counts[size_t(q)]);
+  for (int q = 0; q < g_rt.size; ++q) {
+    if (q == g_rt.rank) continue;
+    std::vector<uint64_t> words{st.epoch, g_rt.initiated_counts[size_t(q)]};
+    words.insert(words.end(), g_rt.own_report.begin(), g_rt.own_report.end());
+    control::post(q, control::kInitiated, std::move(words));
+  }
   g_rt.pending_output_marks[checkpoint_number(st.epoch)] = st.output_at_snapshot;
   maybe_advance();
 }
@@ -199,7 +213,9 @@ void maybe_advance() {
     end_nondet_log();
     return;
   }
-  if (st.mode == Mode::RecvOnlyLog && late_complete()) commit_locally();
+  // Late messages in, and every collective result a restart will need from this log (the calls
+  // some member made before its checkpoint and this rank after its own).
+  if (st.mode == Mode::RecvOnlyLog && late_complete() && coll::settled()) commit_locally();
 }
 
 void end_nondet_log() {
@@ -259,7 +275,9 @@ void setup_after_init(bool restarting) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &g_rt.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &g_rt.size);
   PMPI_Comm_dup(MPI_COMM_WORLD, &g_rt.control);
-  split::setup();
+  // Large messages travel split only where the helper can stand in for c3 in blocking calls.
+  if (helper_available()) split::setup();
+  setup_handles();
   g_rt.initialized = true;
   g_rt.restarted = restarting;
   checkpoint::poll_sites(true);
@@ -272,6 +290,8 @@ void setup_after_init(bool restarting) {
   st.initiated.assign(n, 1);
   st.ahead.assign(n, -1);
   g_rt.finalizing_epoch.assign(n, -1);
+  g_rt.reports.assign(n, {});
+  g_rt.ahead_reports.assign(n, {});
   // Checkpoint numbers continue above everything in the directory, on every rank alike.
   uint64_t highest = 0;
   try {
@@ -300,7 +320,7 @@ bool cannot_commit_any_more() {
   const ProtocolState &st = g_state;
   for (int64_t e : g_rt.finalizing_epoch)
     if (e >= 0 && uint64_t(e) < st.epoch) return true;
-  return st.mode == Mode::RecvOnlyLog && !late_complete();
+  return st.mode == Mode::RecvOnlyLog && (!late_complete() || !coll::settled());
 }
 
 // MPI_Finalize with a checkpoint in progress: a rank that finalizes early (its last pragma was
@@ -363,6 +383,8 @@ void finalize_protocol() {
   complete_orphans(true);
   piggyback::free_cached_types();
   split::teardown();
+  stop_helper();
+  free_errhandlers_at_finalize();
   PMPI_Comm_free(&g_rt.control);
   g_rt.finalized = true;
   update_attention();

@@ -51,7 +51,8 @@ void log_outcome(uint64_t call, int flag, const std::vector<int> &indices, int s
 void maybe_end_restore() {
   ProtocolState &st = state();
   if (st.mode != Mode::Restore) return;
-  if (!st.pool.empty() || !st.was_early.empty() || st.next_call < st.replay.calls_logged_until)
+  if (!st.pool.empty() || !st.was_early.empty() || st.next_call < st.replay.calls_logged_until ||
+      !st.replay.collectives.empty())
     return;
   for (const auto &r : st.replay.resolutions)
     if (r.first >= st.next_posting) return;

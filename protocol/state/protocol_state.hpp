@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "handles/handle_state.hpp"
+
 namespace c3::mpi {
 
 enum class Mode : uint8_t { Run, NonDetLog, RecvOnlyLog, Restore };
@@ -36,7 +38,7 @@ static_assert(sizeof(MPI_Status) % sizeof(int) == 0, "MPI_Status is a sequence o
 // A message that arrived after this rank's checkpoint but was sent before the sender's: its
 // payload goes into the checkpoint's log, and a restart delivers it from there.
 struct LateMessage {
-  int comm = 0;
+  uint64_t comm = 0;  // the communicator's gid (handles/handle_state.hpp)
   int source = 0;  // rank in comm
   int tag = 0;
   std::string payload;  // without the piggyback header
@@ -69,6 +71,47 @@ struct Resolution {
   }
 };
 
+// Where a collective's result lands in this process: `count` elements of `type` at `buf`.
+struct Region {
+  uint64_t buf = 0;
+  int count = 0;
+  int type = 0;        // the program's handle
+  int real = 0;        // MPICH's (not saved)
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &buf &count &type;
+  }
+};
+
+// The result of a collective call, logged by a process that executed it after its checkpoint
+// while some member had executed it before (collectives/collective_call.hpp). `seq` numbers it on
+// the communicator `gid`; a creation that is not numbered on a parent (MPI_Comm_create_group,
+// MPI_Intercomm_create) is known by the new communicator's gid alone (`key`).
+struct LoggedCollective {
+  uint64_t gid = 0, seq = 0, key = 0;
+  int rc = 0;
+  std::string data;        // the output regions, packed
+  bool made_comm = false;  // a communicator creation: `comm` describes what this process got
+  bool got_comm = false;   // ... and whether it got one (MPI_COMM_NULL otherwise)
+  CommInfo comm;
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &gid &seq &key &rc &data &made_comm &got_comm &comm;
+  }
+};
+
+// A nonblocking collective in the request table: what identifies it and where its result lands.
+struct CollectiveRecord {
+  uint64_t gid = 0, seq = 0;
+  std::vector<Region> outputs;
+  int new_comm = 0;   // MPI_Comm_idup: the program's handle of the communicator it makes
+  bool started_logging = false;  // started in NonDet-Log or RecvOnly-Log: its result is logged
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &gid &seq &outputs &new_comm &started_logging;
+  }
+};
+
 // Per checkpoint: everything logged between the checkpoint and its local commit.
 struct CheckpointLog {
   std::vector<LateMessage> late;
@@ -79,6 +122,7 @@ struct CheckpointLog {
   // RecvOnly-Log: call number -> a wildcard probe's match, once a receive showed that match came
   // from a sender that still logged (or was late).
   std::map<uint64_t, Resolution> probe_resolutions;
+  std::vector<LoggedCollective> collectives;
   // statistics
   uint64_t late_bytes = 0;
   uint64_t early_messages = 0;
@@ -86,10 +130,11 @@ struct CheckpointLog {
   template <class Archive>
   void serialize(Archive &ar, unsigned) {
     ar &late &outcomes &resolutions &cancelled &calls_logged_until &probe_resolutions
-        &late_bytes &early_messages &nondet_ns &recvonly_ns;
+        &collectives &late_bytes &early_messages &nondet_ns &recvonly_ns;
   }
   uint64_t logged_events() const {
-    return outcomes.size() + resolutions.size() + cancelled.size() + probe_resolutions.size();
+    return outcomes.size() + resolutions.size() + cancelled.size() + probe_resolutions.size() +
+           collectives.size();
   }
 };
 
@@ -152,7 +197,9 @@ class BounceBuffer {
 // One application request. The application holds a c3 handle naming this entry, so the same
 // value stays valid after a restart.
 struct Request {
-  enum class Kind : uint8_t { Free, Send, Recv };
+  // Native: a request of a call c3 does not hook (completed through MPICH, not restorable).
+  // Collective: a nonblocking collective (or MPI_Comm_idup); `coll` describes it.
+  enum class Kind : uint8_t { Free, Send, Recv, Native, Collective };
   Kind kind = Kind::Free;
   SendMode send_mode = SendMode::Standard;
   bool persistent = false;
@@ -161,14 +208,18 @@ struct Request {
   bool replay_cancel = false;  // restart: this receive was cancelled in the logged run
   uintptr_t buf = 0;
   int count = 0;
-  int type = 0;   // MPI_Datatype
+  int type = 0;   // MPI_Datatype: the program's handle
   int peer = 0;   // dest or source as given
   int tag = 0;
-  int comm = 0;
+  int comm = 0;   // MPI_Comm: the program's handle
   uint64_t posting = 0;  // receive: posting id of this activation
   SavedStatus status;
+  std::shared_ptr<CollectiveRecord> coll;
   // Live only (not saved): the MPI side of an active request.
+  MPI_Comm rcomm = MPI_COMM_NULL;      // MPICH's communicator and datatype
+  MPI_Datatype rtype = MPI_DATATYPE_NULL;
   MPI_Request real = MPI_REQUEST_NULL;
+  MPI_Request native = MPI_REQUEST_NULL;  // Kind::Native: MPICH's request (persistent ones stay)
   BounceBuffer bounce;    // header + payload for small messages
   int32_t header = 0;     // header of a large message (its wire type points here)
   MPI_Datatype wire = MPI_DATATYPE_NULL;  // struct type to free at completion
@@ -196,6 +247,11 @@ struct Request {
   void serialize(Archive &ar, unsigned) {
     ar &kind &send_mode &persistent &active &done &replay_cancel &buf &count &type &peer &tag
         &comm &posting &status &cancel_asked;
+    // By value, not as a Boost pointer: a damaged record must fail as an exception.
+    bool has_coll = coll != nullptr;
+    ar &has_coll;
+    if constexpr (Archive::is_loading::value) coll = has_coll ? std::make_shared<CollectiveRecord>() : nullptr;
+    if (has_coll) ar &*coll;
   }
 };
 
@@ -275,7 +331,7 @@ class RequestTable {
 
 struct Signature {
   int peer = 0;  // world rank of the other side
-  int comm = 0;
+  uint64_t comm = 0;  // the communicator's gid
   int tag = 0;
   bool operator<(const Signature &o) const {
     return std::tie(peer, comm, tag) < std::tie(o.peer, o.comm, o.tag);
@@ -313,13 +369,15 @@ struct ProtocolState {
   uint64_t locally_committed = 0;             // newest checkpoint number this rank committed
   uint64_t globally_committed = 0;            // newest known committed by every rank
   uint64_t failed_epoch = 0;                  // this rank could not write that checkpoint
+  HandleState handles;                        // the program's MPI objects (handles/)
+  int thread_level = MPI_THREAD_SINGLE;       // what the program's MPI_Init_thread got
 
   template <class Archive>
   void serialize(Archive &ar, unsigned) {
     ar &epoch &number_base &mode &next_posting &next_call &sent &received &expected_late
         &initiated &ahead &early &was_early &requests &bsend_user_buffer &bsend_user_size
         &output_released_at_snapshot &output_at_snapshot &locally_committed &globally_committed
-        &failed_epoch;
+        &failed_epoch &handles &thread_level;
   }
 };
 
@@ -337,8 +395,15 @@ struct Runtime {
   const char *tainted_by = nullptr;  // first call c3 cannot restore (no checkpoints after it)
   uint64_t mode_since_ns = 0;
   std::vector<MPI_Request> control_sends;
-  std::vector<uint64_t *> control_buffers;      // one per control send
+  std::vector<std::unique_ptr<std::vector<uint64_t>>> control_buffers;  // one per control send
   std::vector<uint64_t> initiated_counts;       // Checkpoint-Initiated payload per peer
+  // Checkpoint-Initiated also carries each rank's collective numbers at its checkpoint
+  // (collectives/collective_bounds.hpp): ours, and each peer's of this epoch and of the next.
+  std::vector<uint64_t> own_report;
+  std::vector<std::vector<uint64_t>> reports, ahead_reports;
+  // Restart: communicators the log says this rank created after the checkpoint, built already,
+  // by gid, until the replay reaches their creation.
+  std::map<uint64_t, MPI_Comm> precreated;
   std::map<uint64_t, uint64_t> pending_output_marks;  // checkpoint -> stdout bytes at it
   std::vector<std::pair<int, uint64_t>> final_from;   // early MPI_Finalize notices
   std::vector<int64_t> finalizing_epoch;  // per rank: its epoch when it entered MPI_Finalize, or -1

@@ -37,6 +37,16 @@ HEADER = textwrap.dedent("""\
     int MPI_Unnamed(MPI_Comm, const char *, int [], unsigned int);
     int MPI_Init(int *argc, char ** *argv) ROMIO_API_PUBLIC;
     int MPIX_Comm_revoke(MPI_Comm comm) MPICH_API_PUBLIC;
+    int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+    int MPI_Group_free(MPI_Group *group);
+    int MPI_Type_create_struct(int count, const int blocklens[], const MPI_Aint displs[],
+                               const MPI_Datatype types[], MPI_Datatype *newtype);
+    int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm);
+    int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Request *request);
+    int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
     int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm) MPICH_API_PUBLIC;
     int QMPI_Send(QMPI_Context context, int tool_id, const void *buf) MPICH_API_PUBLIC;
@@ -45,10 +55,10 @@ HEADER = textwrap.dedent("""\
 TABLE_HEAD = textwrap.dedent("""\
     role send_buf  in   data sent
     role count     in   elements
-    role datatype  in   type
+    role datatype  in   {datatype} type
     role peer      in   rank
     role tag       in   tag
-    role comm      in   communicator
+    role comm      in   {comm} communicator
     category send  sends
     category query questions
     """)
@@ -72,7 +82,9 @@ class PrototypeParsing(unittest.TestCase):
     def test_finds_mpi_and_mpix_functions_only(self):
         names = [p.name for p in parse_prototypes(HEADER)]
         self.assertEqual(names, ["MPI_Send", "MPI_Recv", "MPI_Wtime", "MPI_Group_range_incl",
-                                 "MPI_Pcontrol", "MPI_Unnamed", "MPI_Init", "MPIX_Comm_revoke"])
+                                 "MPI_Pcontrol", "MPI_Unnamed", "MPI_Init", "MPIX_Comm_revoke",
+                                 "MPI_Comm_group", "MPI_Group_free", "MPI_Type_create_struct",
+                                 "MPI_Allreduce", "MPI_Iallreduce", "MPI_Allreduce_init"])
 
     def test_annotation_macros_and_attributes_are_dropped(self):
         send = prototypes_by_name()["MPI_Send"]
@@ -196,25 +208,118 @@ class Generation(unittest.TestCase):
 
     def test_hooked_and_unsupported_wrappers(self):
         files = self.generate(TABLE_HEAD + SEND_ENTRY)
-        self.assertIn("int on_Send(const void *buf, int count, MPI_Datatype datatype, int dest, "
-                      "int tag, MPI_Comm comm) noexcept;", files["mpi_hooks.hpp"])
+        self.assertIn("int on_Send(const void *buf, int count, c3::mpi::TypeArg datatype, int dest, "
+                      "int tag, c3::mpi::CommArg comm) noexcept;", files["mpi_hooks.hpp"])
         self.assertIn('extern "C" int MPI_Send(const void *buf, int count, MPI_Datatype datatype, '
                       "int dest, int tag, MPI_Comm comm) {\n"
-                      "  return c3::mpi::on_Send(buf, count, datatype, dest, tag, comm);\n}",
-                      files["mpi_hooked_wrappers.cpp"])
+                      "  c3::mpi::Entry entry;\n"
+                      "  return c3::mpi::on_Send(buf, count, c3::mpi::type_arg(datatype), dest, tag, "
+                      "c3::mpi::comm_arg(comm));\n}",
+                      files["mpi_table_wrappers.cpp"])
         unsupported = files["mpi_unsupported_wrappers.cpp"]
-        self.assertNotIn("MPI_Send", unsupported)
+        self.assertNotIn("MPI_Send(", unsupported)
+        # By type alone: handles passed by value are translated.
         self.assertIn('extern "C" int MPI_Recv(void *buf, int count, MPI_Datatype datatype, '
                       "int source, int tag, MPI_Comm comm, MPI_Status *status) {\n"
                       '  c3::mpi::unsupported_call("MPI_Recv", comm);\n'
-                      "  return PMPI_Recv(buf, count, datatype, source, tag, comm, status);\n}",
+                      "  return PMPI_Recv(buf, count, c3::mpi::real_type(datatype), source, tag, "
+                      "c3::mpi::real_comm(comm), status);\n}",
+                      unsupported)
+        # A request an unsupported call makes joins the request table (persistent for *_init).
+        self.assertIn("  if (rc == MPI_SUCCESS) *request = c3::mpi::adopt_request(*request, true);",
                       unsupported)
         self.assertIn("  return PMPI_Pcontrol(level);", unsupported)
-        self.assertIn("  return PMPIX_Comm_revoke(comm);", unsupported)
+        self.assertIn("  return PMPIX_Comm_revoke(c3::mpi::real_comm(comm));", unsupported)
         self.assertIn('extern "C" double MPI_Wtime(void) {', unsupported)
         self.assertIn('  c3::mpi::unsupported_call("MPI_Wtime", MPI_COMM_NULL);', unsupported)
         for name in ("PMPI_Send", "QMPI_Send", "not_mpi"):
             self.assertNotIn(f" {name}(", unsupported)
+
+    OBJECT_ROLES = textwrap.dedent("""\
+        role new_group  out    {adopt_group} group made
+        role freed      inout  {free_group} group freed
+        role types      in     {datatype[count]} types
+        role new_type   out    {adopt_datatype} type made
+        role value      in     other
+        role recv_buf   out    received
+        role data_count in     elements
+        role data_type  in     {datatype} their type
+        role op         in     {op} operator
+        role new_request out   request
+        category c      things
+        """)
+
+    def test_pass_throughs_translate_adopt_and_free(self):
+        table = TABLE_HEAD + self.OBJECT_ROLES + textwrap.dedent("""\
+            function MPI_Comm_group  c  int  pass
+                MPI_Comm     comm   comm
+                MPI_Group *  group  new_group
+            function MPI_Group_free  c  int  pass noentry
+                MPI_Group *  group  freed
+            function MPI_Type_create_struct  c  int  pass
+                int                 count      value
+                const int           blocklens[]  value
+                const MPI_Aint      displs[]   value
+                const MPI_Datatype  types[]    types
+                MPI_Datatype *      newtype    new_type
+            """)
+        wrappers = self.generate(table)["mpi_table_wrappers.cpp"]
+        self.assertIn("  c3::mpi::Entry entry;\n"
+                      "  const int rc = PMPI_Comm_group(c3::mpi::real_comm(comm), group);\n"
+                      "  if (rc == MPI_SUCCESS) *group = c3::mpi::adopt_group(*group);\n"
+                      "  return rc;\n}", wrappers)
+        self.assertIn('extern "C" int MPI_Group_free(MPI_Group *group) {\n'
+                      "  return c3::mpi::free_group(group);\n}", wrappers)
+        self.assertIn("  c3::mpi::RealTypes types_real(types, count);\n"
+                      "  const int rc = PMPI_Type_create_struct(count, blocklens, displs, "
+                      "types_real.data(), newtype);\n", wrappers)
+        self.assertNotIn("on_Comm_group", self.generate(table)["mpi_hooks.hpp"])
+
+    def test_collective_skeleton(self):
+        entry = textwrap.dedent("""\
+            function MPI_{name}  c  int  shape=Allreduce
+                const void *   sendbuf   send_buf
+                void *         recvbuf   recv_buf
+                int            count     data_count
+                MPI_Datatype   datatype  data_type
+                MPI_Op         op        op
+                MPI_Comm       comm      comm
+            """)
+        table = (TABLE_HEAD + self.OBJECT_ROLES + entry.format(name="Allreduce") +
+                 entry.format(name="Iallreduce") + "        MPI_Request * request new_request\n")
+        wrappers = self.generate(table)["mpi_table_wrappers.cpp"]
+        self.assertIn("  c3::mpi::coll::Call call(c3::mpi::coll::Shape::Allreduce, comm);\n"
+                      "  call.send_buf = sendbuf;\n  call.recv_buf = recvbuf;\n"
+                      "  call.recv_count = count;\n  call.recv_type = datatype;\n"
+                      "  call.op = op;\n"
+                      "  return c3::mpi::coll::run(call, [&] {\n"
+                      "    return PMPI_Allreduce(sendbuf, recvbuf, count, "
+                      "c3::mpi::real_type(datatype), c3::mpi::real_op(op), call.real_comm());\n"
+                      "  });\n}", wrappers)
+        self.assertIn("  return c3::mpi::coll::start(call, request, "
+                      "[&](MPI_Request *real_request) {\n"
+                      "    return PMPI_Iallreduce(sendbuf, recvbuf, count, "
+                      "c3::mpi::real_type(datatype), c3::mpi::real_op(op), call.real_comm(), "
+                      "real_request);\n", wrappers)
+        self.assertIn("collective MPI_Allreduce\n", self.generate(table)["mpi_wrappers.txt"])
+
+    def test_table_errors_of_treatments_and_attributes(self):
+        with self.assertRaisesRegex(TableError, "unknown treatment 'handle'"):
+            parse_table("role r in {handle} x\n")
+        with self.assertRaisesRegex(TableError, "MPI_Send: unknown attribute 'fast'"):
+            parse_table(TABLE_HEAD + SEND_ENTRY.replace("send  int", "send  int  fast"))
+        with self.assertRaisesRegex(TableError, "unknown attribute 'shape'"):
+            parse_table(TABLE_HEAD + SEND_ENTRY.replace("send  int", "send  int  shape"))
+        bad = TABLE_HEAD + self.OBJECT_ROLES + textwrap.dedent("""\
+            function MPI_Type_create_struct  c  int  pass
+                int                 n          value
+                const int           blocklens[]  value
+                const MPI_Aint      displs[]   value
+                const MPI_Datatype  types[]    types
+                MPI_Datatype *      newtype    new_type
+            """)
+        with self.assertRaisesRegex(TableError, "no parameter 'count' gives its length"):
+            self.generate(bad)
 
     def test_functions_missing_from_the_library_get_no_wrapper(self):
         everything = {"PMPI_Send", "PMPI_Recv", "PMPI_Wtime", "PMPI_Group_range_incl",

@@ -66,7 +66,7 @@ void receive_in_epoch_five(Mode mode, int32_t header) {
   st.initiated.assign(1, 0);
   st.epoch = 5;
   st.mode = mode;
-  message_received(MPI_COMM_WORLD, 0, 1, header, "x", 1, false, 1);
+  message_received(MPI_COMM_WORLD, 0, 1, header, "x", MPI_BYTE, 1, false, 1);
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ const std::string kPayload("\x01\0\x02\0late", 8);
 void receive(uint64_t sender_epoch, bool sender_logging, bool wildcard, uint64_t posting,
              int tag = 4) {
   message_received(MPI_COMM_WORLD, 0, tag, pb::make_header(sender_epoch, sender_logging),
-                   kPayload.data(), int64_t(kPayload.size()), wildcard, posting);
+                   kPayload.data(), MPI_BYTE, int64_t(kPayload.size()), wildcard, posting);
 }
 
 }  // namespace
@@ -56,7 +56,7 @@ TEST_CASE("message registry: intra-epoch, early and late messages", "[registry]"
   receive(10, false, false, 3, 9);
   CHECK(st.received[2][0] == 2);
   CHECK(st.early.size() == 1);
-  CHECK(st.early[Signature{0, MPI_COMM_WORLD, 9}] == 2);
+  CHECK(st.early[Signature{0, kWorldGid, 9}] == 2);
   CHECK(st.log.late.empty());
 
   receive(4, false, false, 4, 12);  // sent before the sender's checkpoint: late, logged
@@ -65,7 +65,7 @@ TEST_CASE("message registry: intra-epoch, early and late messages", "[registry]"
   CHECK(st.log.late[0].payload == kPayload);
   CHECK(st.log.late[0].source == 0);
   CHECK(st.log.late[0].tag == 12);
-  CHECK(st.log.late[0].comm == MPI_COMM_WORLD);
+  CHECK(st.log.late[0].comm == kWorldGid);
   CHECK(st.log.late_bytes == kPayload.size());
   CHECK(st.log.resolutions.empty());  // none of these was a wildcard receive
   CHECK(st.mode == Mode::RecvOnlyLog);
@@ -207,11 +207,11 @@ TEST_CASE("message registry: the restart's late messages and suppressed sends", 
   st.pool.clear();
   st.was_early.clear();
   LateMessage a, b, c;
-  a.comm = MPI_COMM_WORLD, a.source = 1, a.tag = 5, a.payload = "a";
-  b.comm = MPI_COMM_WORLD, b.source = 2, b.tag = 5, b.payload = "b";
-  c.comm = MPI_COMM_SELF, c.source = 0, c.tag = 6, c.payload = "c";
+  a.comm = kWorldGid, a.source = 1, a.tag = 5, a.payload = "a";
+  b.comm = kWorldGid, b.source = 2, b.tag = 5, b.payload = "b";
+  c.comm = kSelfGid, c.source = 0, c.tag = 6, c.payload = "c";
   st.pool = {a, b, c};
-  st.was_early[Signature{1, MPI_COMM_WORLD, 8}] = 2;
+  st.was_early[Signature{1, kWorldGid, 8}] = 2;
 
   CHECK(peek_late_message(MPI_COMM_WORLD, 3, 5) == nullptr);
   CHECK(peek_late_message(MPI_COMM_SELF, 0, 5) == nullptr);

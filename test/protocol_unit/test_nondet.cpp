@@ -146,7 +146,7 @@ TEST_CASE("nondet: the restore ends after the last logged call once nothing else
   }
   SECTION("a send still to suppress keeps Restore") {
     start_replay({}, 1);
-    st.was_early[Signature{1, MPI_COMM_WORLD, 0}] = 1;
+    st.was_early[Signature{1, kWorldGid, 0}] = 1;
     maybe_end_restore();
     CHECK(st.mode == Mode::Restore);
   }

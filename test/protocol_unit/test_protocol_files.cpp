@@ -31,7 +31,7 @@ std::string binary_payload(size_t n, unsigned seed) {
   return s;
 }
 
-LateMessage late(int comm, int source, int tag, std::string payload) {
+LateMessage late(uint64_t comm, int source, int tag, std::string payload) {
   LateMessage m;
   m.comm = comm;
   m.source = source;
@@ -151,9 +151,9 @@ ProtocolState sample_state() {
   s.expected_late = {0, 2, 9};
   s.initiated = {1, 0, 1};
   s.ahead = {-1, 4, -1};
-  s.early[Signature{1, MPI_COMM_WORLD, 5}] = 2;
-  s.early[Signature{2, int(0x84000003), -7}] = 1;
-  s.was_early[Signature{0, MPI_COMM_WORLD, 0}] = 3;
+  s.early[Signature{1, kWorldGid, 5}] = 2;
+  s.early[Signature{2, 0x84000003fedcba98ull, -7}] = 1;
+  s.was_early[Signature{0, kWorldGid, 0}] = 3;
   Request send, recv, freed;
   send.kind = Request::Kind::Send;
   send.send_mode = SendMode::Sync;

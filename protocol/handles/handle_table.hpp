@@ -1,0 +1,179 @@
+// The indirection tables behind every MPI object the program creates (communicators, groups,
+// datatypes, ops, error handlers, keyvals, info objects). The program holds c3 handles: MPICH's
+// handle layout with kind bits 00 (which MPICH never hands out), the object type in bits 29-26 and
+// an index + 1 below, so a c3 handle can never equal a live MPICH handle and one that leaked into
+// MPICH would be rejected loudly. After a restart the same c3 handles name objects re-created
+// with the same meaning (handles/recreate.cpp).
+//
+// Each entry owns exactly one MPICH reference: where MPICH hands out another reference to an
+// object already in the table (MPI_Comm_group twice, MPI_Comm_get_errhandler, the datatypes of
+// MPI_Type_get_contents), the program gets the same c3 handle with one more count on the entry,
+// and the extra MPICH reference is dropped at once. An entry whose count drops to zero frees its
+// MPICH object; it may stay as a zombie (no handle, index reserved) while a dependant still names
+// it (a derived datatype built from it, a pending request).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+
+namespace c3::mpi {
+
+// MPICH's object types (bits 29-26 of a handle).
+enum class ObjectKind : uint32_t {
+  Comm = 1, Group = 2, Datatype = 3, Errhandler = 5, Op = 6, Info = 7, Keyval = 9, Request = 0xb
+};
+constexpr uint32_t kHandleIndexBits = 26;
+constexpr uint32_t kHandleIndexMask = (1u << kHandleIndexBits) - 1;
+
+// A c3 handle of `kind`: kind bits 00, that object type and a non-zero index.
+template <ObjectKind Kind>
+constexpr bool is_c3_handle(int handle) {
+  return (uint32_t(handle) >> kHandleIndexBits) == uint32_t(Kind) &&
+         (uint32_t(handle) & kHandleIndexMask) != 0;
+}
+template <ObjectKind Kind>
+constexpr int c3_handle(size_t index) {
+  return int((uint32_t(Kind) << kHandleIndexBits) | uint32_t(index + 1));
+}
+
+template <class Info>
+struct HandleSlot {
+  Info info;             // what re-creates the object at restart (saved)
+  uint32_t refs = 0;     // handles the program holds (0: free, or a zombie)
+  bool used = false;     // live or zombie
+  uint64_t serial = 0;   // creation order: what an object is built from is older
+  int real = 0;          // the MPICH object (not saved: re-created at restart)
+
+  bool zombie() const { return used && refs == 0; }
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &info &refs &used &serial;
+  }
+};
+
+// `Info` is the saved description of one object (serializable).
+template <ObjectKind Kind, class Info>
+class HandleTable {
+ public:
+  using Slot = HandleSlot<Info>;
+
+  // The MPICH object behind a handle the program passed: handles that are not c3's (predefined
+  // ones, nulls, objects of calls c3 does not track) are MPICH's own and pass unchanged.
+  int real_of(int handle) const {
+    if (!is_c3_handle<Kind>(handle)) return handle;
+    const size_t i = (uint32_t(handle) & kHandleIndexMask) - 1;
+    if (i < slots_.size() && slots_[i].refs > 0) return slots_[i].real;
+    return stale(handle);
+  }
+  // The program's handle for an MPICH object, or the object itself when c3 does not track it.
+  int app_of(int real) const {
+    auto it = by_real_.find(real);
+    return it == by_real_.end() ? real : it->second;
+  }
+  bool tracks_real(int real) const { return by_real_.count(real) != 0; }
+
+  Slot *find(int handle) {
+    if (!is_c3_handle<Kind>(handle)) return nullptr;
+    const size_t i = (uint32_t(handle) & kHandleIndexMask) - 1;
+    return i < slots_.size() && slots_[i].used ? &slots_[i] : nullptr;
+  }
+  const Slot *find(int handle) const { return const_cast<HandleTable *>(this)->find(handle); }
+  Slot &at(int handle) {
+    Slot *s = find(handle);
+    if (!s || s->refs == 0) stale(handle);
+    return *s;
+  }
+
+  // A new entry for `real` (the lowest free index, so a replay after a restart hands out the
+  // same values as the run it repeats).
+  int add(int real, Info info) {
+    size_t i = 0;
+    while (i < slots_.size() && slots_[i].used) ++i;
+    if (i == slots_.size()) {
+      if (i >= kHandleIndexMask - 1) too_many();
+      slots_.emplace_back();
+    }
+    Slot &s = slots_[i];
+    s = Slot{};
+    s.info = std::move(info);
+    s.refs = 1;
+    s.used = true;
+    s.serial = next_serial_++;
+    s.real = real;
+    if (real) by_real_[real] = c3_handle<Kind>(i);
+    return c3_handle<Kind>(i);
+  }
+  // One more handle for an object already in the table.
+  void retain(int handle) { ++at(handle).refs; }
+  // The program gave up one handle. Returns true when it was the last: the caller frees the
+  // MPICH object (forget_real) and either keeps the entry as a zombie or erases it.
+  bool drop(int handle) { return --at(handle).refs == 0; }
+  // The MPICH object of an entry, also one the program no longer holds a handle to.
+  int slot_real(int handle) {
+    Slot *s = find(handle);
+    return s ? s->real : 0;
+  }
+  void forget_real(int handle) {
+    Slot *s = find(handle);
+    if (!s) return;
+    by_real_.erase(s->real);
+    s->real = 0;
+  }
+  void erase(int handle) {
+    Slot *s = find(handle);
+    if (!s) return;
+    by_real_.erase(s->real);
+    *s = Slot{};
+  }
+  // Restart: the re-created MPICH object of an entry.
+  void set_real(int handle, int real) {
+    Slot &s = *find(handle);
+    by_real_.erase(s.real);
+    s.real = real;
+    if (real) by_real_[real] = handle;
+  }
+  // After loading a saved table: no MPICH object exists yet.
+  void forget_all_reals() {
+    by_real_.clear();
+    for (Slot &s : slots_) s.real = 0;
+  }
+
+  template <class F>
+  void for_each(F &&f) {  // f(handle, slot), live and zombie entries
+    for (size_t i = 0; i < slots_.size(); ++i)
+      if (slots_[i].used) f(c3_handle<Kind>(i), slots_[i]);
+  }
+  size_t live_count() const {
+    size_t n = 0;
+    for (const Slot &s : slots_) n += s.refs > 0;
+    return n;
+  }
+
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &slots_ &next_serial_;
+  }
+
+ private:
+  [[noreturn]] static int stale(int handle);
+  [[noreturn]] static void too_many();
+  std::deque<Slot> slots_;  // a deque: entries stay put while the table grows
+  uint64_t next_serial_ = 1;
+  std::unordered_map<int, int> by_real_;  // MPICH object -> c3 handle (not saved)
+};
+
+// Ends the job: the program passed a handle of this kind that names no live object.
+[[noreturn]] void invalid_handle(ObjectKind kind, int handle);
+[[noreturn]] void too_many_handles(ObjectKind kind);
+
+template <ObjectKind Kind, class Info>
+int HandleTable<Kind, Info>::stale(int handle) {
+  invalid_handle(Kind, handle);
+}
+template <ObjectKind Kind, class Info>
+void HandleTable<Kind, Info>::too_many() {
+  too_many_handles(Kind);
+}
+
+}  // namespace c3::mpi

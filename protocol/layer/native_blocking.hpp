@@ -1,0 +1,30 @@
+// While the program waits in a blocking MPICH call that c3 cannot turn into a polling loop (a
+// blocking collective, a communicator creation), a receive of this process may get the header
+// of a large message whose payload only c3 can post the receive for, and the sender may not
+// reach the collective before that payload is taken. A helper thread then takes c3's place:
+// it completes arrived headers until the call returns (MPI is initialized with
+// MPI_THREAD_MULTIPLE for it; the program still sees the thread level it asked for). The main
+// thread is inside MPICH meanwhile and touches no c3 state, and the helper stops before the
+// call's wrapper goes on.
+#pragma once
+
+namespace c3::mpi {
+
+class NativeBlocking {
+ public:
+  NativeBlocking();
+  ~NativeBlocking();
+  NativeBlocking(const NativeBlocking &) = delete;
+  NativeBlocking &operator=(const NativeBlocking &) = delete;
+
+ private:
+  bool helping_;
+};
+
+// Whether MPI gave c3 MPI_THREAD_MULTIPLE (set at MPI initialization); without it, large
+// messages are not split (nothing would need the helper).
+void set_helper_available(bool available);
+bool helper_available();
+void stop_helper();  // MPI_Finalize
+
+}  // namespace c3::mpi
