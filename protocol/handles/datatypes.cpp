@@ -62,12 +62,9 @@ RealTypes::RealTypes(const MPI_Datatype *types, int n) : types_(size_t(n > 0 ? n
 
 MPI_Datatype adopt_datatype(MPI_Datatype real) {
   if (real == MPI_DATATYPE_NULL) return real;
-  if (types().tracks_real(real)) {  // another reference to a type the program holds
-    const MPI_Datatype app = types().app_of(real);
-    types().retain(app);
-    PMPI_Type_free(&real);
+  if (const MPI_Datatype app =
+          types().adopt_known(real, [](MPI_Datatype t) { PMPI_Type_free(&t); }))
     return app;
-  }
   int ni = 0, na = 0, nt = 0, combiner = 0;
   PMPI_Type_get_envelope(real, &ni, &na, &nt, &combiner);
   if (combiner == MPI_COMBINER_NAMED) return real;  // predefined

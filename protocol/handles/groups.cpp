@@ -29,23 +29,15 @@ MPI_Group group_of_world_ranks(const std::vector<int> &world) {
 MPI_Group adopt_group(MPI_Group real) {
   if (real == MPI_GROUP_NULL || real == MPI_GROUP_EMPTY) return real;
   auto &groups = handles().groups;
-  if (groups.tracks_real(real)) {  // another reference to a group the program holds
-    const MPI_Group app = groups.app_of(real);
-    groups.retain(app);
-    PMPI_Group_free(&real);
+  if (const MPI_Group app = groups.adopt_known(real, [](MPI_Group g) { PMPI_Group_free(&g); }))
     return app;
-  }
   return groups.add(real, GroupInfo{world_ranks(real)});
 }
 
 int free_group(MPI_Group *h) {
   auto &groups = handles().groups;
   if (!groups.find(*h)) return PMPI_Group_free(h);
-  if (groups.drop(*h)) {
-    MPI_Group real = groups.slot_real(*h);
-    groups.erase(*h);
-    PMPI_Group_free(&real);
-  }
+  groups.release(*h, [](MPI_Group g) { PMPI_Group_free(&g); });
   *h = MPI_GROUP_NULL;
   return MPI_SUCCESS;
 }

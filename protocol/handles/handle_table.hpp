@@ -106,6 +106,26 @@ class HandleTable {
   }
   // One more handle for an object already in the table.
   void retain(int handle) { ++at(handle).refs; }
+  // MPICH handed out another reference to an object the table has: the program gets its handle
+  // once more and the extra reference is dropped (`free_real(real)`). 0 if the table lacks it.
+  template <class FreeReal>
+  int adopt_known(int real, FreeReal &&free_real) {
+    auto it = by_real_.find(real);
+    if (it == by_real_.end()) return 0;
+    const int handle = it->second;
+    retain(handle);
+    free_real(real);
+    return handle;
+  }
+  // The program gave up a handle; with the last one the entry goes and `free_real(real)` frees
+  // the MPICH object.
+  template <class FreeReal>
+  void release(int handle, FreeReal &&free_real) {
+    if (!drop(handle)) return;
+    const int real = slot_real(handle);
+    erase(handle);
+    free_real(real);
+  }
   // The program gave up one handle. Returns true when it was the last: the caller frees the
   // MPICH object (forget_real) and either keeps the entry as a zombie or erases it.
   bool drop(int handle) { return --at(handle).refs == 0; }

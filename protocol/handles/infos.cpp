@@ -10,23 +10,15 @@ namespace c3::mpi {
 MPI_Info adopt_info(MPI_Info real) {
   if (real == MPI_INFO_NULL || (uint32_t(real) >> 30) == 1) return real;  // null, MPI_INFO_ENV
   auto &infos = handles().infos;
-  if (infos.tracks_real(real)) {
-    const MPI_Info app = infos.app_of(real);
-    infos.retain(app);
-    PMPI_Info_free(&real);
+  if (const MPI_Info app = infos.adopt_known(real, [](MPI_Info i) { PMPI_Info_free(&i); }))
     return app;
-  }
   return infos.add(real, InfoObjectInfo{});
 }
 
 int free_info(MPI_Info *h) {
   auto &infos = handles().infos;
   if (!infos.find(*h)) return PMPI_Info_free(h);
-  if (infos.drop(*h)) {
-    MPI_Info real = infos.slot_real(*h);
-    infos.erase(*h);
-    PMPI_Info_free(&real);
-  }
+  infos.release(*h, [](MPI_Info i) { PMPI_Info_free(&i); });
   *h = MPI_INFO_NULL;
   return MPI_SUCCESS;
 }

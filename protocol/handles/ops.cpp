@@ -48,12 +48,11 @@ int free_op(MPI_Op *h) {
   auto &ops = handles().ops;
   auto *slot = ops.find(*h);
   if (!slot) return PMPI_Op_free(h);
-  if (ops.drop(*h)) {
-    MPI_Op real = slot->real;
-    g_slots.release(slot->info.slot);
-    ops.erase(*h);
+  const int trampoline = slot->info.slot;
+  ops.release(*h, [&](MPI_Op real) {
+    g_slots.release(trampoline);
     PMPI_Op_free(&real);
-  }
+  });
   *h = MPI_OP_NULL;
   return MPI_SUCCESS;
 }
