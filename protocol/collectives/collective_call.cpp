@@ -295,7 +295,8 @@ MPI_Comm replay_creation(const LoggedCollective &l, int &rc) {
     if (it == rt().precreated.end()) fatal("restart diverged: a logged communicator was not built");
     CommInfo info = l.comm;
     info.seq = 0;
-    out = adopt_new_comm(it->second, std::move(info));
+    info.bulk = it->second.second;
+    out = adopt_new_comm(it->second.first, std::move(info));
     rt().precreated.erase(it);
   }
   consume(l);
@@ -327,7 +328,8 @@ bool restore_request(Request &r) {
         auto it = rt().precreated.find(l.comm.gid);
         if (!slot || it == rt().precreated.end()) return false;
         slot->info = l.comm;
-        handles().comms.set_real(c.new_comm, it->second);
+        handles().comms.set_real(c.new_comm, it->second.first);
+        slot->info.bulk = it->second.second;
         rt().precreated.erase(it);
         consume(l);
       } else {

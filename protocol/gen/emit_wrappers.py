@@ -135,7 +135,10 @@ def _pass_body(table: Table, entry: Entry) -> list[str]:
             args.append(f"{name}_real.data()")
         elif treatment.startswith("adopt_"):
             args.append(name)
-            after.append(f"  if (rc == MPI_SUCCESS) *{name} = c3::mpi::{treatment}(*{name});")
+            # MPICH calls some MPI_ functions itself: what they make stays MPICH's.
+            condition = "rc == MPI_SUCCESS && entry.outermost()" if entry.entry_guard else \
+                "rc == MPI_SUCCESS"
+            after.append(f"  if ({condition}) *{name} = c3::mpi::{treatment}(*{name});")
         else:
             args.append(name)
     call = f"P{entry.name}({', '.join(args)})"

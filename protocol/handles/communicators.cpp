@@ -13,6 +13,7 @@
 #include "handles/groups.hpp"
 #include "handles/handles.hpp"
 #include "layer/layer.hpp"
+#include "messages/split_transfer.hpp"
 
 namespace c3::mpi {
 namespace {
@@ -160,8 +161,9 @@ bool comm_in_use(MPI_Comm app) {
 void retire_comm(MPI_Comm app) {
   auto *slot = comms().find(app);
   if (!slot || slot->refs > 0 || comm_in_use(app)) return;
+  if (slot->info.bulk != MPI_COMM_NULL) PMPI_Comm_free(&slot->info.bulk);
   handles().ghosts.push_back(Ghost{slot->info});
-  comms().erase(app);
+  comms().erase(app);  // its MPICH handle leads nowhere any more
 }
 
 void retire_unused_comms() {
@@ -233,7 +235,8 @@ void restore_comm_properties(const CommInfo &c, MPI_Comm real) {
   restore_attributes(c, real);
 }
 
-std::map<uint64_t, MPI_Comm> recreate_comms(const std::vector<const CommInfo *> &from_log) {
+std::map<uint64_t, std::pair<MPI_Comm, MPI_Comm>> recreate_comms(
+    const std::vector<const CommInfo *> &from_log) {
   // Everything this rank must take part in: what it holds, its ghosts, and what its log says it
   // created after the checkpoint (so do the members that hold those).
   std::vector<std::pair<uint64_t, int>> order;  // gid -> 0 table, 1 ghost, 2 log (index)
@@ -249,20 +252,25 @@ std::map<uint64_t, MPI_Comm> recreate_comms(const std::vector<const CommInfo *> 
   const int log_from = ghosts_from + int(handles().ghosts.size());
   for (size_t i = 0; i < from_log.size(); ++i) order.emplace_back(from_log[i]->gid, log_from + int(i));
   std::sort(order.begin(), order.end());
-  std::map<uint64_t, MPI_Comm> made;
+  // Each with its bulk duplicate, made right after it (collective over the same members).
+  std::map<uint64_t, std::pair<MPI_Comm, MPI_Comm>> made;
   for (const auto &[gid, which] : order) {
     if (made.count(gid)) continue;  // a log entry for one the table holds already
     if (which < ghosts_from) {
       const int h = table_handles[size_t(which)];
       MPI_Comm real = build_comm(comms().find(h)->info);
       comms().set_real(h, real);
-      made[gid] = real;
+      comms().find(h)->info.bulk = split::make_bulk(real);
+      made[gid] = {real, comms().find(h)->info.bulk};
     } else if (which < log_from) {
       MPI_Comm real = build_comm(handles().ghosts[size_t(which - ghosts_from)].comm);
+      MPI_Comm bulk = split::make_bulk(real);
       PMPI_Comm_free(&real);  // taken part in; nothing here uses it
-      made[gid] = MPI_COMM_NULL;
+      if (bulk != MPI_COMM_NULL) PMPI_Comm_free(&bulk);
+      made[gid] = {MPI_COMM_NULL, MPI_COMM_NULL};
     } else {
-      made[gid] = build_comm(*from_log[size_t(which - log_from)]);
+      MPI_Comm real = build_comm(*from_log[size_t(which - log_from)]);
+      made[gid] = {real, split::make_bulk(real)};
     }
   }
   // (A zombie keeps its MPICH communicator: a receive pending on it is posted again.)

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "handles/handle_state.hpp"
@@ -32,7 +33,8 @@ void capture_comm_properties();
 MPI_Comm build_comm(const CommInfo &c);
 // Restart: builds every communicator this rank takes part in, in gid order: the table's (their
 // MPICH communicators are set), ghosts (freed again at once) and those of `from_log`. Returns
-// MPICH's communicators by gid.
-std::map<uint64_t, MPI_Comm> recreate_comms(const std::vector<const CommInfo *> &from_log);
+// MPICH's communicators (and their bulk duplicates) by gid.
+std::map<uint64_t, std::pair<MPI_Comm, MPI_Comm>> recreate_comms(
+    const std::vector<const CommInfo *> &from_log);
 
 }  // namespace c3::mpi

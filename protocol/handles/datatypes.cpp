@@ -41,12 +41,20 @@ void release_if_unnamed(MPI_Datatype app) {
 
 void erase_type(MPI_Datatype app) {
   const std::vector<int> components = types().find(app)->info.types;
+  // A zombie rebuilt at a restart for a pending request owns its MPICH type.
+  MPI_Datatype real = types().slot_real(app);
   types().erase(app);
+  if (real != 0) PMPI_Type_free(&real);
   for (int c : components)
     if (auto *component = types().find(c)) {
       --component->info.dependants;
       release_if_unnamed(c);
     }
+}
+
+bool is_f90(int combiner) {
+  return combiner == MPI_COMBINER_F90_REAL || combiner == MPI_COMBINER_F90_COMPLEX ||
+         combiner == MPI_COMBINER_F90_INTEGER;
 }
 
 MPI_Datatype component_real(int app) {
@@ -62,6 +70,10 @@ RealTypes::RealTypes(const MPI_Datatype *types, int n) : types_(size_t(n > 0 ? n
 
 MPI_Datatype adopt_datatype(MPI_Datatype real) {
   if (real == MPI_DATATYPE_NULL) return real;
+  // MPI_Type_create_f90_*: MPICH returns one cached type per (p, r), never to be freed; its
+  // entry keeps it for good (and a restart makes it again).
+  if (types().tracks_real(real) && is_f90(types().find(types().app_of(real))->info.combiner))
+    return types().app_of(real);
   if (const MPI_Datatype app =
           types().adopt_known(real, [](MPI_Datatype t) { PMPI_Type_free(&t); }))
     return app;
@@ -98,12 +110,22 @@ MPI_Datatype adopt_datatype(MPI_Datatype real) {
 int free_datatype(MPI_Datatype *h) {
   auto *slot = types().find(*h);
   if (!slot) return PMPI_Type_free(h);  // predefined: MPICH reports the error
+  if (is_f90(slot->info.combiner)) {     // MPICH refuses to free those, as MPI says
+    MPI_Datatype real = slot->real;
+    return PMPI_Type_free(&real);
+  }
   const MPI_Datatype app = *h;
-  if (types().drop(app)) {
-    MPI_Datatype real = types().slot_real(app);
+  if (slot->refs == 1) {
+    // MPICH keeps it for the types built from it. Delete callbacks of its attributes run here
+    // and still see the program's handle; if one fails, the type stays, as MPICH's does.
+    MPI_Datatype real = slot->real;
+    const int rc = PMPI_Type_free(&real);
+    if (rc != MPI_SUCCESS) return rc;
+    types().drop(app);
     types().forget_real(app);
-    PMPI_Type_free(&real);  // MPICH keeps it for the types built from it
     release_if_unnamed(app);
+  } else {
+    types().drop(app);
   }
   *h = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
@@ -200,17 +222,15 @@ void recreate_datatypes() {
   std::vector<std::pair<uint64_t, int>> order;
   types().for_each([&](int h, auto &slot) { order.emplace_back(slot.serial, h); });
   std::sort(order.begin(), order.end());  // components are older than what is built from them
+  // Zombies too: types built from them, and receives pending on them, need them. A zombie
+  // keeps its MPICH type until nothing names it (erase_type).
   for (const auto &[serial, h] : order) types().set_real(h, build_datatype(types().find(h)->info));
-  // Zombies were needed only to build their dependants.
   for (const auto &[serial, h] : order) {
     auto *slot = types().find(h);
-    if (slot->refs == 0) {
-      MPI_Datatype real = slot->real;
-      types().forget_real(h);
-      PMPI_Type_free(&real);
-    } else if (!slot->info.name.empty()) {
+    if (slot->refs == 0)
+      types().unmap(h);
+    else if (!slot->info.name.empty())
       PMPI_Type_set_name(slot->real, slot->info.name.c_str());
-    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include "handles/errhandlers.hpp"
 
 #include <string>
+#include <vector>
 
 #include "handles/handles.hpp"
 #include "handles/trampolines.hpp"
@@ -66,12 +67,48 @@ MPI_Errhandler adopt_errhandler(MPI_Errhandler real) {
   return app;
 }
 
+namespace {
+
+bool set_on(MPI_Comm comm, MPI_Errhandler real) {
+  MPI_Errhandler current = MPI_ERRHANDLER_NULL;
+  PMPI_Comm_get_errhandler(comm, &current);
+  const bool same = current == real;
+  if ((uint32_t(current) >> 30) != 1) PMPI_Errhandler_free(&current);  // the new reference
+  return same;
+}
+
+// Whether a communicator the program holds still uses the error handler.
+bool in_use(MPI_Errhandler real) {
+  bool used = set_on(MPI_COMM_WORLD, real) || set_on(MPI_COMM_SELF, real);
+  handles().comms.for_each([&](int, auto &slot) {
+    if (!used && slot.refs > 0 && slot.real) used = set_on(slot.real, real);
+  });
+  return used;
+}
+
+}  // namespace
+
+void release_unused_errhandlers() {
+  std::vector<int> unused;
+  handles().errhandlers.for_each([&](int h, auto &slot) {
+    if (slot.refs == 0 && !in_use(slot.real)) unused.push_back(h);
+  });
+  for (int h : unused) {
+    auto *slot = handles().errhandlers.find(h);
+    MPI_Errhandler real = slot->real;
+    g_slots.release(slot->info.slot);
+    handles().errhandlers.erase(h);
+    PMPI_Errhandler_free(&real);
+  }
+}
+
 int free_errhandler(MPI_Errhandler *h) {
   auto &errhandlers = handles().errhandlers;
   auto *slot = errhandlers.find(*h);
   if (!slot) return PMPI_Errhandler_free(h);
   if (slot->refs == 0) invalid_handle(ObjectKind::Errhandler, *h);
-  --slot->refs;  // c3's own MPICH reference stays (the entry is kept)
+  // c3's own MPICH reference stays while a communicator uses the handler.
+  if (--slot->refs == 0) release_unused_errhandlers();
   *h = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;
 }

@@ -120,6 +120,7 @@ struct CommInfo {
   std::string name;               // captured at the checkpoint
   int errhandler = 0;             // captured at the checkpoint (program handle; 0: MPICH default)
   std::vector<Attribute> attrs;   // captured at the checkpoint
+  MPI_Comm bulk = MPI_COMM_NULL;  // payloads of split messages (messages/split_transfer.hpp; not saved)
   template <class Archive>
   void serialize(Archive &ar, unsigned) {
     ar &gid &inter &rank &world &remote_world &topology &seq &created_epoch &keyed &name

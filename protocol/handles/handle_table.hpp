@@ -137,19 +137,24 @@ class HandleTable {
   void forget_real(int handle) {
     Slot *s = find(handle);
     if (!s) return;
-    by_real_.erase(s->real);
+    unmap_real(s->real, handle);
     s->real = 0;
+  }
+  // The entry keeps its MPICH object, but MPICH's handle no longer leads to it (a zombie the
+  // program holds no handle to: another reference MPICH hands out becomes a new entry).
+  void unmap(int handle) {
+    if (Slot *s = find(handle)) unmap_real(s->real, handle);
   }
   void erase(int handle) {
     Slot *s = find(handle);
     if (!s) return;
-    by_real_.erase(s->real);
+    unmap_real(s->real, handle);
     *s = Slot{};
   }
   // Restart: the re-created MPICH object of an entry.
   void set_real(int handle, int real) {
     Slot &s = *find(handle);
-    by_real_.erase(s.real);
+    unmap_real(s.real, handle);
     s.real = real;
     if (real) by_real_[real] = handle;
   }
@@ -176,6 +181,12 @@ class HandleTable {
   }
 
  private:
+  // MPICH may have given a freed object's handle to a new one meanwhile: only this entry's
+  // mapping goes.
+  void unmap_real(int real, int handle) {
+    auto it = by_real_.find(real);
+    if (it != by_real_.end() && it->second == handle) by_real_.erase(it);
+  }
   [[noreturn]] static int stale(int handle);
   [[noreturn]] static void too_many();
   std::deque<Slot> slots_;  // a deque: entries stay put while the table grows

@@ -15,6 +15,7 @@ namespace c3::mpi {
 void capture_handle_properties() {
   retire_unused_comms();
   drop_unnamed_datatypes();
+  release_unused_errhandlers();
   capture_comm_properties();
   capture_datatype_names();
   handles().types.for_each([](int, auto &slot) {
@@ -38,7 +39,7 @@ void recreate_handles(const CheckpointLog &replay) {
   std::vector<const CommInfo *> from_log;
   for (const LoggedCollective &l : replay.collectives)
     if (l.made_comm && l.got_comm) from_log.push_back(&l.comm);
-  std::map<uint64_t, MPI_Comm> made = recreate_comms(from_log);
+  auto made = recreate_comms(from_log);
   rt().precreated.clear();
   for (const CommInfo *c : from_log) rt().precreated[c->gid] = made[c->gid];
 }

@@ -13,6 +13,7 @@
 #include "layer/layer.hpp"
 #include "layer/native_blocking.hpp"
 #include "messages/requests.hpp"
+#include "messages/split_transfer.hpp"
 #include "mpi_hooks.hpp"
 
 namespace c3::mpi {
@@ -41,6 +42,7 @@ int create_numbered(CommArg parent, MPI_Comm *newcomm, Native &&native) {
   if (real != MPI_COMM_NULL) {
     CommInfo info = describe_comm(real);
     info.gid = numbered_gid(call.info ? call.info->gid : 0, seq, info);
+    info.bulk = split::make_bulk(real);
     made = adopt_new_comm(real, std::move(info));
   }
   if (coll::logging() && call.info) coll::log_creation(call.info->gid, seq, 0, rc, made);
@@ -151,6 +153,7 @@ int on_Comm_create_group(CommArg comm, MPI_Group group, int tag, MPI_Comm *newco
   CommInfo info = describe_comm(real);
   info.gid = key;
   info.keyed = true;
+  info.bulk = split::make_bulk(real);
   *newcomm = adopt_new_comm(real, std::move(info));
   if (coll::logging()) coll::log_creation(comm_gid(comm.app), 0, key, rc, *newcomm);
   return rc;
@@ -184,6 +187,7 @@ int on_Intercomm_create(CommArg local_comm, int local_leader, CommArg peer_comm,
   info.gid = keyed_gid(kIntercommKey, 0, low ? info.world : info.remote_world,
                        low ? info.remote_world : info.world, tag);
   info.keyed = true;
+  info.bulk = split::make_bulk(real);
   const uint64_t gid = info.gid;
   *newintercomm = adopt_new_comm(real, std::move(info));
   if (coll::logging() && local) coll::log_creation(local->gid, ordinal, gid, rc, *newintercomm);
@@ -232,14 +236,15 @@ int on_Comm_free(MPI_Comm *comm) noexcept {
   auto &comms = handles().comms;
   if (!comms.find(*comm)) return PMPI_Comm_free(comm);  // predefined or untracked
   const MPI_Comm app = *comm;
-  if (comms.drop(app)) {
-    // MPICH keeps the communicator for requests still pending on it (they hold its handle);
-    // c3 keeps the entry as a zombie until they complete.
-    MPI_Comm real = comms.slot_real(app);
-    comms.forget_real(app);
-    retire_comm(app);
-    PMPI_Comm_free(&real);
-  }
+  // Freed in MPICH first: delete callbacks of its attributes still see the program's handle,
+  // and if one fails, the communicator stays, for MPICH and for c3.
+  MPI_Comm real = comms.at(app).real;
+  const int rc = PMPI_Comm_free(&real);
+  if (rc != MPI_SUCCESS) return rc;
+  // MPICH keeps the communicator for requests still pending on it (they hold its handle); c3
+  // keeps the entry as a zombie until they complete.
+  comms.drop(app);
+  retire_comm(app);  // else its MPICH handle still leads to it: delete callbacks run later
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }

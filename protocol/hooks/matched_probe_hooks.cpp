@@ -64,7 +64,7 @@ int matching_probe(int source, int tag, CommArg comm, bool blocking, int *flag,
   }
   MPI_Count bytes = 0;
   if (found) {
-    if (!piggyback::fix_probe_status(st)) split::match_payload(comm.real, message, st);
+    if (!piggyback::fix_probe_status(st)) split::match_payload(comm, message, st);
     PMPI_Get_elements_x(&st, MPI_BYTE, &bytes);
     rt().message_comms[*message] = comm.app;
   }

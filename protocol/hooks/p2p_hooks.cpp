@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "layer/layer.hpp"
+#include "handles/handles.hpp"
 #include "messages/message_registry.hpp"
 #include "messages/mpich_status.hpp"
 #include "messages/piggyback.hpp"
@@ -17,9 +18,9 @@
 namespace c3::mpi {
 namespace {
 
-// Blocking messages of built-in types on MPI_COMM_WORLD outside Restore that carry their header
-// inline (up to the bounce limit), the common case of latency-bound codes, go through a bounce
-// buffer on the stack with no table, map or allocation.
+// Blocking messages of built-in types on an intracommunicator outside Restore that carry their
+// header inline (up to the bounce limit), the common case of latency-bound codes, go through a
+// bounce buffer on the stack with no table, map or allocation.
 constexpr int kStackBounce = int(piggyback::kBounceLimit) + piggyback::kHeaderBytes;
 
 // MPICH keeps a built-in type's size in bits 8-15 of its handle (kind bits 01); built-in types
@@ -76,28 +77,58 @@ inline void copy_small(void *to, const void *from, size_t n) {
   }
 }
 
+// The communicator of a call on the short path: MPICH's handle, and its members' ranks in
+// MPI_COMM_WORLD (null for MPI_COMM_WORLD itself, whose ranks need no translation).
+struct ShortPath {
+  MPI_Comm app, real;
+  const int *world;
+  int size;
+};
+
+inline int world_of(const ShortPath &p, int rank) { return p.world ? p.world[rank] : rank; }
+
+// Another intracommunicator c3 tracks: its members from the table.
+[[gnu::noinline]] bool short_path_other(CommArg comm, ShortPath &p) {
+  const CommInfo *info = comm_info(comm.app);
+  if (!info || info->inter) return false;
+  p = ShortPath{comm.app, comm.real, info->world.data(), info->size()};
+  return true;
+}
+
+// Whether a blocking call on `comm` may take the short path (no log to replay).
+inline bool short_path(CommArg comm, ShortPath &p) {
+  if (state().mode == Mode::Restore) return false;
+  if (comm.app == MPI_COMM_WORLD) {
+    p = ShortPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, rt().size};
+    return true;
+  }
+  return short_path_other(comm, p);
+}
+
 // The fast paths below run for every small message of a latency-bound code: they stay small
 // enough to keep their values in registers, and everything unusual leaves them through a call.
 [[gnu::always_inline]] inline int fast_send(const void *buf, int bytes, int dest, int tag,
-                                            SendMode mode) {
+                                            SendMode mode, const ShortPath &p) {
   char wire[kStackBounce];
   const int32_t header = outgoing_header();
   std::memcpy(wire, &header, piggyback::kHeaderBytes);
   copy_small(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
-  ++state().sent[size_t(dest)];
+  ++state().sent[size_t(world_of(p, dest))];
   const int n = piggyback::kHeaderBytes + bytes;
   if (mode == SendMode::Standard && !split::must_poll())
-    return PMPI_Send(wire, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD);
-  return split::send_blocking(wire, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, mode);
+    return PMPI_Send(wire, n, MPI_BYTE, dest, tag, p.real);
+  return split::send_blocking(wire, n, MPI_BYTE, dest, tag, p.real, mode);
 }
 
 // What fast_recv leaves to a call: a message without the plain inline header (a split header,
 // or none at all) in `wire`, already received with status `s` (the caller's own, or a local one).
 [[gnu::noinline]] int fast_recv_unusual(void *buf, int capacity, int source, int tag,
-                                        MPI_Status &s, const char *wire, uint64_t posting) {
+                                        MPI_Status &s, const char *wire, uint64_t posting,
+                                        const ShortPath &p) {
   if (status_bytes(s) == piggyback::kSplitHeaderBytes) {
     // A large message for a small buffer: its payload is received (and truncated) as MPI would.
-    Request r = local_receive(buf, capacity, TypeArg{MPI_BYTE, MPI_BYTE}, source, tag, CommArg{MPI_COMM_WORLD, MPI_COMM_WORLD}, posting);
+    Request r = local_receive(buf, capacity, TypeArg{MPI_BYTE, MPI_BYTE}, source, tag,
+                              CommArg{p.app, p.real}, posting);
     r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));
     finish_blocking(r, s);
     return s.MPI_ERROR == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
@@ -108,14 +139,15 @@ inline void copy_small(void *to, const void *from, size_t n) {
 
 // A received message that is not intra-epoch in Run mode: the protocol may log or count it.
 [[gnu::noinline]] void fast_recv_noted(void *buf, int64_t bytes, int source, int tag,
-                                       const MPI_Status &s, int32_t header, uint64_t posting) {
-  settle_earlier_wildcards(MPI_COMM_WORLD, posting, s.MPI_SOURCE, s.MPI_TAG);
-  message_received(MPI_COMM_WORLD, s.MPI_SOURCE, s.MPI_TAG, header, buf, MPI_BYTE, bytes,
+                                       const MPI_Status &s, int32_t header, uint64_t posting,
+                                       MPI_Comm comm) {
+  settle_earlier_wildcards(comm, posting, s.MPI_SOURCE, s.MPI_TAG);
+  message_received(comm, s.MPI_SOURCE, s.MPI_TAG, header, buf, MPI_BYTE, bytes,
                    source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG, posting);
 }
 
 [[gnu::always_inline]] inline int fast_recv(void *buf, int capacity, int source, int tag,
-                                            MPI_Status *status) {
+                                            MPI_Status *status, const ShortPath &p) {
   ProtocolState &st = state();
   char wire[kStackBounce];
   const uint64_t posting = st.next_posting++;
@@ -123,27 +155,22 @@ inline void copy_small(void *to, const void *from, size_t n) {
   MPI_Status &s = status != MPI_STATUS_IGNORE ? *status : own;
   const int wire_capacity = piggyback::kHeaderBytes + capacity;
   int rc = split::must_poll()
-               ? split::recv_blocking(wire, wire_capacity, MPI_BYTE, source, tag, MPI_COMM_WORLD, s)
-               : PMPI_Recv(wire, wire_capacity, MPI_BYTE, source, tag, MPI_COMM_WORLD, &s);
+               ? split::recv_blocking(wire, wire_capacity, MPI_BYTE, source, tag, p.real, s)
+               : PMPI_Recv(wire, wire_capacity, MPI_BYTE, source, tag, p.real, &s);
   if (rc != MPI_SUCCESS) return rc;
   // At most kStackBounce bytes came: the count's high part in the status is zero.
   static_assert(kStackBounce < (1 << 30));
   const int bytes = s.count_lo - piggyback::kHeaderBytes;
-  if (bytes < 0) return fast_recv_unusual(buf, capacity, source, tag, s, wire, posting);
+  if (bytes < 0) return fast_recv_unusual(buf, capacity, source, tag, s, wire, posting, p);
   int32_t header;
   std::memcpy(&header, wire, piggyback::kHeaderBytes);
   copy_small(buf, wire + piggyback::kHeaderBytes, size_t(bytes));
   s.count_lo = bytes;
   if (st.mode == Mode::Run && (header & ~4) == piggyback::make_header(st.epoch, false))
-    ++st.received[st.epoch & 3][size_t(s.MPI_SOURCE)];  // intra-epoch, nothing to log
+    ++st.received[st.epoch & 3][size_t(world_of(p, s.MPI_SOURCE))];  // intra-epoch, nothing to log
   else
-    fast_recv_noted(buf, bytes, source, tag, s, header, posting);
+    fast_recv_noted(buf, bytes, source, tag, s, header, posting, p.app);
   return MPI_SUCCESS;
-}
-
-// Whether a blocking call on `comm` may take the fast path: MPI_COMM_WORLD, no log to replay.
-inline bool fast_path_open(MPI_Comm comm) {
-  return comm == MPI_COMM_WORLD && state().mode != Mode::Restore;
 }
 
 // The request behind `h` was just started with result `rc`: on failure it is freed again.
@@ -188,8 +215,7 @@ MPI_Request make_recv(void *buf, int count, TypeArg type, int source, int tag, C
     Request r;
     count_sent(world_rank_of(comm.app, dest));
     if (split::sends_split(comm.app, count, type.real))
-      return split::send(buf, count, type.real, dest, tag, comm.real, mode, outgoing_header(),
-                         nullptr);
+      return split::send(buf, count, type.real, dest, tag, comm, mode, outgoing_header(), nullptr);
     piggyback::Wire w = piggyback::prepare_send(r, buf, count, type.real, outgoing_header());
     int rc = split::send_blocking(w.buf, w.count, w.type, dest, tag, comm.real, mode);
     piggyback::release(r);
@@ -207,9 +233,10 @@ MPI_Request make_recv(void *buf, int count, TypeArg type, int source, int tag, C
 [[gnu::always_inline]] inline int blocking_send(const void *buf, int count, TypeArg type,
                                                 int dest, int tag, CommArg comm, SendMode mode) {
   int bytes = 0;
-  if (fast_path_open(comm.app) && dest >= 0 && dest < rt().size && mode != SendMode::Buffered &&
-      small_builtin(type.real, count, bytes))
-    return fast_send(buf, bytes, dest, tag, mode);
+  ShortPath p;
+  if (mode != SendMode::Buffered && small_builtin(type.real, count, bytes) &&
+      short_path(comm, p) && dest >= 0 && dest < p.size)
+    return fast_send(buf, bytes, dest, tag, mode, p);
   return blocking_send_general(buf, count, type, dest, tag, comm, mode);
 }
 
@@ -264,12 +291,12 @@ int probe(int source, int tag, CommArg comm, bool blocking, int *flag, MPI_Statu
     if (flag) *flag = 1;
   } else if (blocking) {
     split::probe_blocking(source, tag, comm.real, st);
-    fix_status(comm.real, st);
+    fix_status(comm.app, st);
   } else {
     int found = 0;
     split::progress();  // a polling program lets MPI progress
     PMPI_Iprobe(source, tag, comm.real, &found, &st);
-    if (found) fix_status(comm.real, st);
+    if (found) fix_status(comm.app, st);
     *flag = found;
   }
   bool found = blocking || *flag;
@@ -358,9 +385,10 @@ namespace {
 int on_Recv(void *buf, int count, TypeArg datatype, int source, int tag, CommArg comm,
             MPI_Status *status) noexcept {
   int capacity = 0;
-  if (fast_path_open(comm.app) && source != MPI_PROC_NULL &&
-      small_builtin(datatype.real, count, capacity))
-    return fast_recv(buf, capacity, source, tag, status);
+  ShortPath p;
+  if (source != MPI_PROC_NULL && small_builtin(datatype.real, count, capacity) &&
+      short_path(comm, p))
+    return fast_recv(buf, capacity, source, tag, status, p);
   return blocking_recv_general(buf, count, datatype, source, tag, comm, status);
 }
 

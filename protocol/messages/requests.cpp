@@ -254,7 +254,7 @@ int start_send(Request &r) {
       PMPI_Pack(reinterpret_cast<const void *>(r.buf), r.count, r.rtype, inner->bounce.data(),
                 room, &used, comm);
       inner->split_send = true;
-      rc = split::send(inner->bounce.data(), used, MPI_PACKED, r.peer, r.tag, comm,
+      rc = split::send(inner->bounce.data(), used, MPI_PACKED, r.peer, r.tag, CommArg{r.comm, comm},
                        SendMode::Standard, outgoing_header(), &inner->real);
     } else {
       piggyback::Wire w = piggyback::prepare_send(*inner, reinterpret_cast<const void *>(r.buf),
@@ -270,8 +270,8 @@ int start_send(Request &r) {
   }
   if (split) {
     r.split_send = true;
-    return split::send(reinterpret_cast<const void *>(r.buf), r.count, r.rtype, r.peer, r.tag, comm,
-                       r.send_mode, outgoing_header(), &r.real);
+    return split::send(reinterpret_cast<const void *>(r.buf), r.count, r.rtype, r.peer, r.tag,
+                       CommArg{r.comm, comm}, r.send_mode, outgoing_header(), &r.real);
   }
   piggyback::Wire w = piggyback::prepare_send(r, reinterpret_cast<const void *>(r.buf), r.count,
                                               r.rtype, outgoing_header());

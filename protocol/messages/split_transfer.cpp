@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "handles/handles.hpp"
 #include "layer/layer.hpp"
 #include "messages/message_registry.hpp"
 #include "messages/mpich_status.hpp"
@@ -35,11 +36,29 @@ void reap_header_sends() {
 
 }  // namespace
 
+MPI_Comm bulk_of(MPI_Comm app) {
+  if (app == MPI_COMM_WORLD) return rt().bulk;
+  const CommInfo *info = comm_info(app);
+  return info ? info->bulk : MPI_COMM_NULL;
+}
+
+MPI_Comm make_bulk(MPI_Comm real) {
+  MPI_Comm bulk = MPI_COMM_NULL;
+  if (rt().bulk == MPI_COMM_NULL || real == MPI_COMM_NULL) return bulk;
+  // Not MPI_Comm_dup: that would copy the program's attributes (running its copy callbacks,
+  // and its delete callbacks when the bulk is freed). The same members, in the same order.
+  MPI_Group group;
+  PMPI_Comm_group(real, &group);
+  PMPI_Comm_create(real, group, &bulk);
+  PMPI_Group_free(&group);
+  return bulk;
+}
+
 bool sends_split(MPI_Comm comm, int count, MPI_Datatype type) {
   return splits_large(comm) && piggyback::payload_bytes(count, type) > piggyback::kBounceLimit;
 }
 
-int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, CommArg comm,
          SendMode mode, int32_t header, MPI_Request *request) {
   reap_header_sends();
   std::unique_ptr<HeaderSend> pending;
@@ -50,14 +69,15 @@ int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_C
     g_spare_header_sends.pop_back();
   }
   piggyback::encode_split_header(header, pending->wire);
-  int rc = PMPI_Isend(pending->wire, piggyback::kSplitHeaderBytes, MPI_BYTE, dest, tag, comm,
-                      &pending->request);
+  int rc = PMPI_Isend(pending->wire, piggyback::kSplitHeaderBytes, MPI_BYTE, dest, tag,
+                      comm.real, &pending->request);
   if (rc != MPI_SUCCESS) return rc;
   g_header_sends.push_back(std::move(pending));
   // The payload's receive is posted only once the header arrived: a ready send becomes standard.
   const SendMode payload_mode = mode == SendMode::Sync ? mode : SendMode::Standard;
-  if (request) return isend(buf, count, type, dest, tag, rt().bulk, payload_mode, request);
-  return send_blocking(buf, count, type, dest, tag, rt().bulk, payload_mode);
+  const MPI_Comm bulk = bulk_of(comm.app);
+  if (request) return isend(buf, count, type, dest, tag, bulk, payload_mode, request);
+  return send_blocking(buf, count, type, dest, tag, bulk, payload_mode);
 }
 
 void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before_posting,
@@ -92,19 +112,19 @@ void post_payload_receive(Request &r, int source, int tag, int32_t header) {
   settle_earlier_receives(r.comm, source, tag, r.posting, &r);
   r.payload_pending = true;
   r.split_header = header;
-  int rc = PMPI_Irecv(reinterpret_cast<void *>(r.buf), r.count, r.type, source, tag, rt().bulk,
-                      &r.real);
+  int rc = PMPI_Irecv(reinterpret_cast<void *>(r.buf), r.count, r.rtype, source, tag,
+                      bulk_of(r.comm), &r.real);
   if (rc != MPI_SUCCESS) fatal("could not post the receive of a large message's payload");
 }
 
 int64_t probed_payload_bytes(MPI_Comm comm, int source, int tag) {
   settle_earlier_receives(comm, source, tag, UINT64_MAX, nullptr);
   MPI_Status st;
-  PMPI_Probe(source, tag, rt().bulk, &st);  // sent right after the header
+  PMPI_Probe(source, tag, bulk_of(comm), &st);  // sent right after the header
   return status_bytes(st);
 }
 
-void match_payload(MPI_Comm comm, MPI_Message *message, MPI_Status &st) {
+void match_payload(CommArg comm, MPI_Message *message, MPI_Status &st) {
   const int source = st.MPI_SOURCE, tag = st.MPI_TAG;
   unsigned char wire[piggyback::kSplitHeaderBytes];
   MPI_Status hs;
@@ -113,16 +133,15 @@ void match_payload(MPI_Comm comm, MPI_Message *message, MPI_Status &st) {
   if (!piggyback::decode_split_header(wire, header))
     fatal("a message from rank " + std::to_string(source) +
           " carries no c3 header: build every rank with c3cc");
-  settle_earlier_receives(comm, source, tag, UINT64_MAX, nullptr);
+  settle_earlier_receives(comm.app, source, tag, UINT64_MAX, nullptr);
   MPI_Status ps;
-  PMPI_Mprobe(source, tag, rt().bulk, message, &ps);
+  PMPI_Mprobe(source, tag, bulk_of(comm.app), message, &ps);
   set_status_bytes(st, status_bytes(ps));
   rt().split_messages[*message] = header;
 }
 
 void header_stage_started(Request &r) {
-  if (r.comm != MPI_COMM_WORLD || rt().bulk == MPI_COMM_NULL ||
-      piggyback::payload_bytes(r.count, r.type) <= piggyback::kBounceLimit)
+  if (!splits_large(r.comm) || piggyback::payload_bytes(r.count, r.rtype) <= piggyback::kBounceLimit)
     return;
   r.awaits_header = true;
   rt().awaiting.emplace(r.posting, &r);

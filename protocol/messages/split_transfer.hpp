@@ -11,22 +11,30 @@
 
 #include <cstdint>
 
+#include "handles/handle_args.hpp"
 #include "state/protocol_state.hpp"
 
 namespace c3::mpi::split {
 
-// Whether large messages on `comm` travel split: on MPI_COMM_WORLD (other communicators have no
-// bulk duplicate). Then every message there above the bounce limit does, so a message that
-// carries its header inline has at most kBounceLimit payload bytes.
+// The private duplicate ("bulk") of a communicator (the program's handle) that carries its split
+// payloads: MPI_COMM_WORLD's, and one made with every communicator the program creates
+// (handles/communicators.cpp); MPI_COMM_NULL where there is none (MPI_COMM_SELF, a communicator
+// of MPI_Comm_idup or one c3 does not track, or no helper thread: split() never runs then).
+MPI_Comm bulk_of(MPI_Comm app);
+// A bulk for a new communicator (collective over its members, like its creation).
+MPI_Comm make_bulk(MPI_Comm real);
+// Whether large messages on `comm` travel split: where it has a bulk. Then every message there
+// above the bounce limit does, so a message that carries its header inline has at most
+// kBounceLimit payload bytes.
 inline bool splits_large(MPI_Comm comm) {
-  return comm == MPI_COMM_WORLD && rt().bulk != MPI_COMM_NULL;
+  return comm == MPI_COMM_WORLD ? rt().bulk != MPI_COMM_NULL : bulk_of(comm) != MPI_COMM_NULL;
 }
 // Whether a send of (count, type) on `comm` travels split.
 bool sends_split(MPI_Comm comm, int count, MPI_Datatype type);
 
 // Sends the header, then starts the payload (`request`) or sends it (`request` null). A buffered
 // send comes here as c3's packed copy (MPI_PACKED, standard mode).
-int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, CommArg comm,
          SendMode mode, int32_t header, MPI_Request *request);
 
 // `r` matched a split header from (source, tag): posts the payload's receive into r's buffer.
@@ -43,7 +51,7 @@ int64_t probed_payload_bytes(MPI_Comm comm, int source, int tag);
 
 // MPI_Mprobe/MPI_Improbe matched a split header (`message`): receives the header and matches the
 // payload instead; `message` becomes the payload's message, `st` counts its bytes.
-void match_payload(MPI_Comm comm, MPI_Message *message, MPI_Status &st);
+void match_payload(CommArg comm, MPI_Message *message, MPI_Status &st);
 
 // A receive whose header has not come yet may get a split header (a capacity above the bounce
 // limit on MPI_COMM_WORLD): then only c3 can post its payload's receive, so while one is pending

@@ -401,9 +401,9 @@ struct Runtime {
   // (collectives/collective_bounds.hpp): ours, and each peer's of this epoch and of the next.
   std::vector<uint64_t> own_report;
   std::vector<std::vector<uint64_t>> reports, ahead_reports;
-  // Restart: communicators the log says this rank created after the checkpoint, built already,
-  // by gid, until the replay reaches their creation.
-  std::map<uint64_t, MPI_Comm> precreated;
+  // Restart: communicators the log says this rank created after the checkpoint, built already
+  // (with their bulk duplicates), by gid, until the replay reaches their creation.
+  std::map<uint64_t, std::pair<MPI_Comm, MPI_Comm>> precreated;
   std::map<uint64_t, uint64_t> pending_output_marks;  // checkpoint -> stdout bytes at it
   std::vector<std::pair<int, uint64_t>> final_from;   // early MPI_Finalize notices
   std::vector<int64_t> finalizing_epoch;  // per rank: its epoch when it entered MPI_Finalize, or -1

@@ -266,7 +266,8 @@ class Generation(unittest.TestCase):
         wrappers = self.generate(table)["mpi_table_wrappers.cpp"]
         self.assertIn("  c3::mpi::Entry entry;\n"
                       "  const int rc = PMPI_Comm_group(c3::mpi::real_comm(comm), group);\n"
-                      "  if (rc == MPI_SUCCESS) *group = c3::mpi::adopt_group(*group);\n"
+                      "  if (rc == MPI_SUCCESS && entry.outermost()) *group = "
+                      "c3::mpi::adopt_group(*group);\n"
                       "  return rc;\n}", wrappers)
         self.assertIn('extern "C" int MPI_Group_free(MPI_Group *group) {\n'
                       "  return c3::mpi::free_group(group);\n}", wrappers)
