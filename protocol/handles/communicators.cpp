@@ -162,6 +162,9 @@ void retire_comm(MPI_Comm app) {
   auto *slot = comms().find(app);
   if (!slot || slot->refs > 0 || comm_in_use(app)) return;
   if (slot->info.bulk != MPI_COMM_NULL) PMPI_Comm_free(&slot->info.bulk);
+  // A zombie rebuilt at a restart (for a pending request) owns its MPICH communicator.
+  if (!slot->released && slot->real) PMPI_Comm_free(&slot->real);
+  slot->info.bulk = MPI_COMM_NULL;
   handles().ghosts.push_back(Ghost{slot->info});
   comms().erase(app);  // its MPICH handle leads nowhere any more
 }

@@ -35,14 +35,21 @@ void erase_type(MPI_Datatype app);
 // An entry without handles leaves once nothing names it; its components may follow.
 void release_if_unnamed(MPI_Datatype app) {
   auto *slot = types().find(app);
-  if (!slot || slot->refs > 0 || slot->info.dependants > 0 || pending_request_names(app)) return;
-  erase_type(app);
+  if (!slot || slot->refs > 0 || slot->info.dependants > 0) return;
+  if (!pending_request_names(app)) {
+    erase_type(app);
+    return;
+  }
+  // Kept for a pending receive: MPICH lets the object go when that completes and may give its
+  // handle to a new type then, so its handle no longer leads here.
+  if (slot->released) types().forget_real(app);
 }
 
 void erase_type(MPI_Datatype app) {
   const std::vector<int> components = types().find(app)->info.types;
-  // A zombie rebuilt at a restart for a pending request owns its MPICH type.
-  MPI_Datatype real = types().slot_real(app);
+  // A zombie rebuilt at a restart (for a pending request) owns its MPICH type.
+  auto *slot = types().find(app);
+  MPI_Datatype real = slot->released ? 0 : slot->real;
   types().erase(app);
   if (real != 0) PMPI_Type_free(&real);
   for (int c : components)
@@ -122,7 +129,9 @@ int free_datatype(MPI_Datatype *h) {
     const int rc = PMPI_Type_free(&real);
     if (rc != MPI_SUCCESS) return rc;
     types().drop(app);
-    types().forget_real(app);
+    // A type built from it keeps it alive in MPICH, which deletes its attributes when that one
+    // goes: its handle still leads here until then.
+    slot->released = true;
     release_if_unnamed(app);
   } else {
     types().drop(app);

@@ -44,6 +44,10 @@ struct HandleSlot {
   bool used = false;     // live or zombie
   uint64_t serial = 0;   // creation order: what an object is built from is older
   int real = 0;          // the MPICH object (not saved: re-created at restart)
+  // The program freed it and c3 gave up its MPICH reference, but MPICH keeps the object (for a
+  // type built from it, a pending request) and its handle still leads here, so callbacks MPICH
+  // runs for it later get the program's handle. Not saved: a restart rebuilds owned objects.
+  bool released = false;
 
   bool zombie() const { return used && refs == 0; }
   template <class Archive>
@@ -108,11 +112,18 @@ class HandleTable {
   void retain(int handle) { ++at(handle).refs; }
   // MPICH handed out another reference to an object the table has: the program gets its handle
   // once more and the extra reference is dropped (`free_real(real)`). 0 if the table lacks it.
+  // A released entry comes back to life: MPICH's new reference becomes its own.
   template <class FreeReal>
   int adopt_known(int real, FreeReal &&free_real) {
     auto it = by_real_.find(real);
     if (it == by_real_.end()) return 0;
     const int handle = it->second;
+    Slot &s = *find(handle);
+    if (s.refs == 0 && s.released) {
+      s.refs = 1;
+      s.released = false;
+      return handle;
+    }
     retain(handle);
     free_real(real);
     return handle;
@@ -156,6 +167,7 @@ class HandleTable {
     Slot &s = *find(handle);
     unmap_real(s.real, handle);
     s.real = real;
+    s.released = false;
     if (real) by_real_[real] = handle;
   }
   // After loading a saved table: no MPICH object exists yet.

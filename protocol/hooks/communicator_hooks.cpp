@@ -244,7 +244,8 @@ int on_Comm_free(MPI_Comm *comm) noexcept {
   // MPICH keeps the communicator for requests still pending on it (they hold its handle); c3
   // keeps the entry as a zombie until they complete.
   comms.drop(app);
-  retire_comm(app);  // else its MPICH handle still leads to it: delete callbacks run later
+  comms.find(app)->released = true;  // its handle still leads here: delete callbacks run later
+  retire_comm(app);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
