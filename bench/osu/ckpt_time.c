@@ -1,8 +1,9 @@
 /* ckpt_time.c - an MPI program that takes forced checkpoints of a known amount of heap.
  *
- *   mpiexec -n N ckpt_time [-h MIB] [-k CHECKPOINTS] [-e EXCHANGES] [-x BYTES]
+ *   mpiexec -n N ckpt_time [-h MIB] [-k CHECKPOINTS] [-e EXCHANGES] [-x BYTES] [-a 1]
  *                          (defaults: 64 MiB of heap per rank, 4 checkpoints, 20 exchanges of
- *                           64 KiB between checkpoints)
+ *                           64 KiB between checkpoints; -a 1: an MPI_Allreduce after every
+ *                           exchange, as a solver reduces every step)
  *
  * Every rank fills MIB mebibytes of heap (1 MiB blocks). Then, CHECKPOINTS times: EXCHANGES ring
  * exchanges (MPI_Irecv from the left neighbour, MPI_Isend to the right one, MPI_Waitall), each
@@ -61,15 +62,17 @@ int main(int argc, char **argv) {
   int rank, ranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  long heap_mib = 64, checkpoints = 4, exchanges = 20, exchange_bytes = 64 << 10;
+  long heap_mib = 64, checkpoints = 4, exchanges = 20, exchange_bytes = 64 << 10, reduce = 0;
   for (int i = 1; i < argc; i += 2) {
-    if (i + 1 >= argc) osu_fail(kProgram, "usage: [-h MIB] [-k CHECKPOINTS] [-e N] [-x BYTES]");
+    if (i + 1 >= argc)
+      osu_fail(kProgram, "usage: [-h MIB] [-k CHECKPOINTS] [-e N] [-x BYTES] [-a 0|1]");
     if (strcmp(argv[i], "-h") == 0) heap_mib = osu_number(kProgram, argv[i + 1], 1, 1 << 16);
     else if (strcmp(argv[i], "-k") == 0)
       checkpoints = osu_number(kProgram, argv[i + 1], 1, MAX_CHECKPOINTS);
     else if (strcmp(argv[i], "-e") == 0) exchanges = osu_number(kProgram, argv[i + 1], 0, 1 << 20);
     else if (strcmp(argv[i], "-x") == 0)
       exchange_bytes = osu_number(kProgram, argv[i + 1], 8, 1 << 26);
+    else if (strcmp(argv[i], "-a") == 0) reduce = osu_number(kProgram, argv[i + 1], 0, 1);
     else osu_fail(kProgram, "unknown option");
   }
   long words = exchange_bytes / (long)sizeof(uint64_t);
@@ -92,8 +95,14 @@ int main(int argc, char **argv) {
 
   double start = MPI_Wtime();
   for (long c = 0; c < checkpoints; ++c) {
-    for (long e = 0; e < exchanges; ++e)
+    for (long e = 0; e < exchanges; ++e) {
       exchange(rank, ranks, out, in, words, blocks[(c * exchanges + e) % heap_mib]);
+      if (reduce) {
+        uint64_t local = in[e % words], sum = 0;
+        MPI_Allreduce(&local, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        out[0] ^= sum;
+      }
+    }
     pragma_times[2 * c + 1] = realtime_seconds();
     double before = MPI_Wtime();
 #pragma ccc_checkpoint force
@@ -110,7 +119,8 @@ int main(int argc, char **argv) {
              MPI_COMM_WORLD);
   if (rank == 0) {
     printf("# ckpt_time: %d ranks, %ld MiB heap per rank, %ld checkpoints, %ld ring exchanges of "
-           "%ld bytes before each\n", ranks, heap_mib, checkpoints, exchanges, exchange_bytes);
+           "%ld bytes before each%s\n", ranks, heap_mib, checkpoints, exchanges, exchange_bytes,
+           reduce ? ", an MPI_Allreduce after each" : "");
     printf("checksum %llu\n", total);
     printf("loop_seconds %.6f\n", loop_seconds);
     for (int r = 0; r < ranks; ++r)
