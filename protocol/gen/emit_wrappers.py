@@ -102,7 +102,28 @@ def _signature(entry: Entry) -> str:
     return f'extern "C" {entry.return_type} {entry.name}({entry.prototype().parameter_list()}) {{'
 
 
+def _proc_null(table: Table, entry: Entry) -> list[str]:
+    """A send to or a receive from MPI_PROC_NULL completes at once (MPI 3.11)."""
+    by_role = {p.role: p.parameter.name for p in entry.parameters}
+    if "dest" in by_role and "source" not in by_role:
+        return [f"  if ({by_role['dest']} == MPI_PROC_NULL) return MPI_SUCCESS;"]
+    if "source" in by_role and "status" in by_role and "dest" not in by_role:
+        return [f"  if ({by_role['source']} == MPI_PROC_NULL) {{",
+                f"    c3::mpi::proc_null_status({by_role['status']});",
+                "    return MPI_SUCCESS;", "  }"]
+    raise TableError(f"{entry.name}: proc_null needs a dest, or a source and a status")
+
+
 def _hook_body(table: Table, entry: Entry) -> list[str]:
+    lines = []
+    for p in entry.parameters:
+        if _treatment(table, p.role) == "status":
+            # The hook always has a status to write: MPI_STATUS_IGNORE becomes the wrapper's own.
+            lines += [f"  MPI_Status {p.parameter.name}_ignored;",
+                      f"  if ({p.parameter.name} == MPI_STATUS_IGNORE) "
+                      f"{p.parameter.name} = &{p.parameter.name}_ignored;"]
+    if entry.proc_null:
+        lines += _proc_null(table, entry)
     args = []
     for p in entry.parameters:
         treatment = _treatment(table, p.role)
@@ -110,7 +131,7 @@ def _hook_body(table: Table, entry: Entry) -> list[str]:
             args.append(_IN_HANDLES[treatment][1].format(p.parameter.name))
         else:
             args.append(p.parameter.name)
-    return [f"  return c3::mpi::{entry.hook}({', '.join(args)});"]
+    return lines + [f"  return c3::mpi::{entry.hook}({', '.join(args)});"]
 
 
 def _pass_body(table: Table, entry: Entry) -> list[str]:
@@ -194,6 +215,7 @@ def table_wrappers(table: Table) -> str:
         '#include "collectives/collective_call.hpp"',
         '#include "handles/handles.hpp"',
         '#include "layer/layer.hpp"',
+        '#include "messages/requests.hpp"',
         "",
     ]
     for entry in table.entries:

@@ -18,7 +18,7 @@ DIRECTIONS = ("in", "out", "inout")
 # ({treatment}); emit_wrappers.py spells out each. Handles are translated between the program's
 # (c3) handles and MPICH's; new objects are adopted into c3's tables; freed ones leave them.
 TREATMENTS = (
-    "comm", "datatype", "op", "group", "errhandler", "keyval", "info", "native_request",
+    "status", "comm", "datatype", "op", "group", "errhandler", "keyval", "info", "native_request",
     "adopt_group", "adopt_datatype", "adopt_info", "adopt_errhandler", "adopt_request",
     "free_group", "free_datatype", "free_op", "free_errhandler", "free_keyval", "free_info",
 )
@@ -29,6 +29,7 @@ ATTRIBUTES = {
     "pass": False,     # no hook: the wrapper translates handles and calls PMPI_ itself
     "noentry": False,  # the wrapper opens no Entry (calls valid before MPI_Init or after Finalize)
     "shape": True,     # a collective: the wrapper is the log-or-replay skeleton of that shape
+    "proc_null": False,  # a blocking send or receive: returns at once when its peer is MPI_PROC_NULL
 }
 
 
@@ -68,6 +69,10 @@ class Entry:
     def collective(self) -> str:
         """The shape of a collective whose wrapper is the generated log-or-replay skeleton."""
         return self.attributes.get("shape", "")
+
+    @property
+    def proc_null(self) -> bool:
+        return "proc_null" in self.attributes
 
     @property
     def entry_guard(self) -> bool:

@@ -151,8 +151,7 @@ inline bool short_path(CommArg comm, ShortPath &p) {
   ProtocolState &st = state();
   char wire[kStackBounce];
   const uint64_t posting = st.next_posting++;
-  MPI_Status own;
-  MPI_Status &s = status != MPI_STATUS_IGNORE ? *status : own;
+  MPI_Status &s = *status;  // the wrapper gives one for MPI_STATUS_IGNORE
   const int wire_capacity = piggyback::kHeaderBytes + capacity;
   int rc = split::must_poll()
                ? split::recv_blocking(wire, wire_capacity, MPI_BYTE, source, tag, p.real, s)
@@ -210,7 +209,7 @@ MPI_Request make_recv(void *buf, int count, TypeArg type, int source, int tag, C
 
 [[gnu::noinline]] int blocking_send_general(const void *buf, int count, TypeArg type, int dest,
                                             int tag, CommArg comm, SendMode mode) {
-  if (state().mode != Mode::Restore && dest != MPI_PROC_NULL && mode != SendMode::Buffered) {
+  if (state().mode != Mode::Restore && mode != SendMode::Buffered) {
     // Nothing to suppress: straight to MPI, without an entry in the request table.
     Request r;
     count_sent(world_rank_of(comm.app, dest));
@@ -354,7 +353,7 @@ namespace {
 
 [[gnu::noinline]] int blocking_recv_general(void *buf, int count, TypeArg datatype, int source,
                                             int tag, CommArg comm, MPI_Status *status) {
-  if (state().mode != Mode::Restore && source != MPI_PROC_NULL) {
+  if (state().mode != Mode::Restore) {
     // No log to serve it from: straight to MPI, without an entry in the request table.
     Request r = local_receive(buf, count, datatype, source, tag, comm, state().next_posting++);
     piggyback::Wire w =
@@ -386,8 +385,7 @@ int on_Recv(void *buf, int count, TypeArg datatype, int source, int tag, CommArg
             MPI_Status *status) noexcept {
   int capacity = 0;
   ShortPath p;
-  if (source != MPI_PROC_NULL && small_builtin(datatype.real, count, capacity) &&
-      short_path(comm, p))
+  if (small_builtin(datatype.real, count, capacity) && short_path(comm, p))
     return fast_recv(buf, capacity, source, tag, status, p);
   return blocking_recv_general(buf, count, datatype, source, tag, comm, status);
 }

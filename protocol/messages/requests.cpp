@@ -361,6 +361,12 @@ void wait_request(Request &r) {
   }
 }
 
+void proc_null_status(MPI_Status *status) {
+  MPI_Status st;
+  make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+  copy_status_out(status, st);
+}
+
 void copy_status_out(MPI_Status *to, const MPI_Status &st) {
   if (to == MPI_STATUS_IGNORE) return;
   const int error = to->MPI_ERROR;

@@ -304,6 +304,46 @@ class Generation(unittest.TestCase):
                       "real_request);\n", wrappers)
         self.assertIn("collective MPI_Allreduce\n", self.generate(table)["mpi_wrappers.txt"])
 
+    def test_status_and_proc_null(self):
+        table = textwrap.dedent("""\
+            role send_buf  in   data sent
+            role recv_buf  out  received
+            role count     in   elements
+            role datatype  in   {datatype} type
+            role dest      in   rank sent to
+            role source    in   rank to match
+            role tag       in   tag
+            role comm      in   {comm} communicator
+            role status    out  {status} status
+            category send  sends
+            category recv  receives
+            function MPI_Send  send  int  proc_null
+                const void *   buf       send_buf
+                int            count     count
+                MPI_Datatype   datatype  datatype
+                int            dest      dest
+                int            tag       tag
+                MPI_Comm       comm      comm
+            function MPI_Recv  recv  int  proc_null
+                void *         buf       recv_buf
+                int            count     count
+                MPI_Datatype   datatype  datatype
+                int            source    source
+                int            tag       tag
+                MPI_Comm       comm      comm
+                MPI_Status *   status    status
+            """)
+        wrappers = self.generate(table)["mpi_table_wrappers.cpp"]
+        self.assertIn("  c3::mpi::Entry entry;\n"
+                      "  MPI_Status status_ignored;\n"
+                      "  if (status == MPI_STATUS_IGNORE) status = &status_ignored;\n"
+                      "  if (source == MPI_PROC_NULL) {\n"
+                      "    c3::mpi::proc_null_status(status);\n"
+                      "    return MPI_SUCCESS;\n  }\n"
+                      "  return c3::mpi::on_Recv(", wrappers)
+        self.assertIn("  if (dest == MPI_PROC_NULL) return MPI_SUCCESS;\n"
+                      "  return c3::mpi::on_Send(", wrappers)
+
     def test_table_errors_of_treatments_and_attributes(self):
         with self.assertRaisesRegex(TableError, "unknown treatment 'handle'"):
             parse_table("role r in {handle} x\n")
