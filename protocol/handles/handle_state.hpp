@@ -41,7 +41,6 @@ struct TypeInfo {
   std::vector<int> types;      // program handles (predefined or c3)
   bool committed = false;
   uint32_t dependants = 0;     // entries whose recipe names this one
-  uint32_t requests = 0;       // unused (pending requests are found by a scan)
   std::string name;            // captured at the checkpoint
   std::vector<Attribute> attrs;  // captured at the checkpoint
   template <class Archive>
