@@ -43,6 +43,8 @@ void compute() {
   Bounds b;
   auto take = [&](int source, const std::vector<uint64_t> &report) {
     parse(report, [&](uint64_t gid, uint64_t seq, uint64_t flags, const std::vector<int> &members) {
+      // Every process has its own MPI_COMM_SELF under one gid: only this rank's number counts.
+      if (gid == kSelfGid && source != rt().rank) return;
       uint64_t &bound = b.bound[gid];
       bound = std::max(bound, seq);
       if (flags & kGhost) b.ghost_of[gid].insert(source);
@@ -130,7 +132,9 @@ void trim_log(CheckpointLog &log) {
                                         : l.seq > bound_of(l.gid);
                          }),
           c.end());
-  // A ghost every other member freed too is needed by no restart from here on.
+  // A ghost every member, this rank included, had freed at this checkpoint is needed by no
+  // restart from here on. All ranks decide from the same reports, so all drop it together; a
+  // member that still held it (or had not made it yet) at the checkpoint keeps everyone's ghost.
   auto &ghosts = handles().ghosts;
   ghosts.erase(std::remove_if(ghosts.begin(), ghosts.end(),
                               [](const Ghost &g) {
@@ -138,7 +142,7 @@ void trim_log(CheckpointLog &log) {
                                 if (it == g_bounds.ghost_of.end()) return false;
                                 for (const auto *side : {&g.comm.world, &g.comm.remote_world})
                                   for (int r : *side)
-                                    if (r != rt().rank && !it->second.count(r)) return false;
+                                    if (!it->second.count(r)) return false;
                                 return true;
                               }),
                ghosts.end());

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "handles/communicators.hpp"
+#include "handles/ops.hpp"
 #include "layer/layer.hpp"
 #include "messages/requests.hpp"
 
@@ -254,8 +255,8 @@ MPI_Request new_collective_request(const Call &call, uint64_t seq, Request **out
 }
 
 void finish_replayed_request(Request &r) {
-  MPI_Status st;
-  make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+  MPI_Status st{};
+  make_status(st, 0, 0, 0);  // what MPICH 4.0.2 gives for a nonblocking collective
   std::memcpy(r.status.words, &st, sizeof st);
   r.done = true;
 }
@@ -265,6 +266,8 @@ int start_request(Call &call, uint64_t seq, MPI_Request *request, Request **out)
   Request *r = nullptr;
   *request = new_collective_request(call, seq, &r);
   r->coll->outputs = call.outputs();
+  for (const Region &region : r->coll->outputs) hold_datatype(region.type);
+  r->coll->op_slot = op_trampoline_slot(call.op);
   if (const LoggedCollective *result = logged(call, seq)) {
     finish_replayed_request(*r);
     return replay(r->coll->outputs, *result);

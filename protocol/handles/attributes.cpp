@@ -108,19 +108,23 @@ int on_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
                 type_keyval);
 }
 
-// The entry stays (MPICH may still call the callbacks for attributes set with it), but no
-// longer has a handle; MPICH frees its keyval once no attribute uses it.
+// The entry stays, with its MPICH keyval: MPICH keeps a freed keyval while attributes use it,
+// calls its callbacks for them, and accepts its old handle in calls on those attributes (and
+// in further frees) until then. c3 passes such a handle on as MPICH's and lets MPICH judge, as
+// plain MPICH would.
 int free_keyval(int *h) {
   auto *slot = keyvals().find(*h);
   if (!slot) return PMPI_Comm_free_keyval(h);
-  if (slot->refs == 0) invalid_handle(ObjectKind::Keyval, *h);
+  if (slot->refs == 0 && slot->real == 0) invalid_handle(ObjectKind::Keyval, *h);  // from before a restart
   int real = slot->real;
   const int rc = slot->info.object == KeyvalInfo::kComm ? PMPI_Comm_free_keyval(&real)
                                                          : PMPI_Type_free_keyval(&real);
-  slot->refs = 0;
-  slot->info.freed = true;
-  keyvals().forget_real(*h);
-  *h = MPI_KEYVAL_INVALID;
+  if (slot->refs > 0) {
+    slot->refs = 0;
+    slot->info.freed = true;
+    keyvals().unmap(*h);  // MPICH may give its handle to a new keyval once it lets it go
+  }
+  if (rc == MPI_SUCCESS) *h = MPI_KEYVAL_INVALID;
   return rc;
 }
 
@@ -158,6 +162,8 @@ void restore_attributes(const TypeInfo &type, MPI_Datatype real) {
       PMPI_Type_set_attr(real, slot->real, reinterpret_cast<void *>(a.value));
 }
 
+// Attributes set with a keyval the program had freed are not saved: c3 cannot ask MPICH whether
+// it still has that keyval, and asking about one it let go is an error.
 void recreate_keyvals() {
   keyvals().for_each([](int h, auto &slot) {
     if (slot.refs > 0) keyvals().set_real(h, make_real_keyval(h, slot.info));

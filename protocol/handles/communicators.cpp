@@ -179,6 +179,7 @@ void retire_unused_comms() {
 
 void for_each_held_comm(const std::function<void(CommInfo &, bool ghost)> &f) {
   f(handles().world, false);
+  f(handles().self, false);
   comms().for_each([&](int, auto &slot) { f(slot.info, false); });
   for (Ghost &g : handles().ghosts) f(g.comm, true);
 }

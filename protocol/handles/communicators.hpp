@@ -26,7 +26,7 @@ MPI_Comm adopt_new_comm(MPI_Comm real, CommInfo info);
 // a ghost (handles/handle_state.hpp) until every member said it freed it.
 void retire_comm(MPI_Comm app);
 void retire_unused_comms();
-// MPI_COMM_WORLD, every communicator in the table and every ghost.
+// MPI_COMM_WORLD, MPI_COMM_SELF, every communicator in the table and every ghost.
 void for_each_held_comm(const std::function<void(CommInfo &, bool ghost)> &f);
 void capture_comm_properties();
 // An MPICH communicator as `c` describes it (collective over its members).

@@ -140,6 +140,36 @@ int free_datatype(MPI_Datatype *h) {
   return MPI_SUCCESS;
 }
 
+void hold_datatype(MPI_Datatype app) {
+  auto *slot = types().find(app);
+  if (slot && slot->refs > 0 && !is_f90(slot->info.combiner)) types().retain(app);
+}
+
+void release_datatype(MPI_Datatype app) {
+  auto *slot = types().find(app);
+  if (!slot || slot->refs == 0 || is_f90(slot->info.combiner)) return;
+  free_datatype(&app);
+}
+
+void release_datatypes_at_finalize() {
+  // A free runs the delete callbacks of a type's attributes, which plain MPICH never runs for a
+  // type the program keeps: with datatype keyvals about, the types stay.
+  bool type_keyvals = false;
+  handles().keyvals.for_each([&](int, auto &slot) {
+    if (slot.info.object != KeyvalInfo::kComm) type_keyvals = true;
+  });
+  if (type_keyvals) return;
+  std::vector<int> held;
+  types().for_each([&](int h, auto &) { held.push_back(h); });
+  for (int h : held) {
+    auto *slot = types().find(h);
+    if (!slot || slot->released || is_f90(slot->info.combiner)) continue;
+    MPI_Datatype real = slot->real;
+    types().forget_real(h);
+    if (real != 0) PMPI_Type_free(&real);
+  }
+}
+
 void drop_unnamed_datatypes() {
   std::vector<int> zombies;
   types().for_each([&](int h, auto &slot) {

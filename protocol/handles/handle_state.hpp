@@ -43,6 +43,9 @@ struct TypeInfo {
   uint32_t dependants = 0;     // entries whose recipe names this one
   std::string name;            // captured at the checkpoint
   std::vector<Attribute> attrs;  // captured at the checkpoint
+  // Not saved: whether the type is a plain run of bytes, found at its first message
+  // (messages/piggyback.cpp); 0 not known yet, 1 yes, 2 no.
+  uint8_t plain_bytes = 0;
   template <class Archive>
   void serialize(Archive &ar, unsigned) {
     ar &combiner &ints &aints &types &committed &dependants &name &attrs;

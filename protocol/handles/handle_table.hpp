@@ -68,6 +68,9 @@ class HandleTable {
     if (!is_c3_handle<Kind>(handle)) return handle;
     const size_t i = (uint32_t(handle) & kHandleIndexMask) - 1;
     if (i < slots_.size() && slots_[i].refs > 0) return slots_[i].real;
+    // A freed keyval lives on in MPICH while attributes use it (handles/attributes.cpp).
+    if (Kind == ObjectKind::Keyval && i < slots_.size() && slots_[i].used && slots_[i].real)
+      return slots_[i].real;
     return stale(handle);
   }
   // The program's handle for an MPICH object, or the object itself when c3 does not track it.

@@ -52,6 +52,10 @@ MPI_Request adopt_request(MPI_Request real, bool persistent);
 // --- freeing: one handle less; the MPICH object goes with the last (MPI stores the null handle).
 int free_group(MPI_Group *h);
 int free_datatype(MPI_Datatype *h);
+// A request keeps the derived datatypes it uses, as MPICH's requests do: MPI lets the program
+// free a type while a nonblocking or persistent operation still uses it.
+void hold_datatype(MPI_Datatype app);
+void release_datatype(MPI_Datatype app);
 int free_op(MPI_Op *h);
 int free_errhandler(MPI_Errhandler *h);
 int free_keyval(int *h);

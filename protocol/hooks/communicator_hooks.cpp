@@ -37,9 +37,9 @@ int create_numbered(CommArg parent, MPI_Comm *newcomm, Native &&native) {
     NativeBlocking blocking;
     rc = native(&real);
   }
-  if (rc != MPI_SUCCESS) return rc;
+  // A failed creation (an attribute copy callback failed, say) gives MPI_COMM_NULL, as MPICH's.
   MPI_Comm made = MPI_COMM_NULL;
-  if (real != MPI_COMM_NULL) {
+  if (rc == MPI_SUCCESS && real != MPI_COMM_NULL) {
     CommInfo info = describe_comm(real);
     info.gid = numbered_gid(call.info ? call.info->gid : 0, seq, info);
     info.bulk = split::make_bulk(real);

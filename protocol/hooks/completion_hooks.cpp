@@ -49,7 +49,7 @@ int wait_for_any(int count, MPI_Request reqs[]) {
     if (!any) return -1;
     if (reals.empty()) fatal("restart diverged: waiting only for receives the logged run cancelled");
     int k = MPI_UNDEFINED;
-    MPI_Status st;
+    MPI_Status st{};
     if (split::must_poll()) {
       int flag = 0;
       PMPI_Testany(int(reals.size()), reals.data(), &k, &flag, &st);
@@ -105,7 +105,7 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
     std::sort(arrived.begin(), arrived.end(),
               [](const Request *a, const Request *b) { return a->posting < b->posting; });
     for (Request *r : arrived) {
-      MPI_Status st;
+      MPI_Status st{};
       std::memcpy(&st, r->status.words, sizeof st);
       complete_real_request(*r, st);
     }
@@ -330,11 +330,7 @@ int on_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) no
     *flag = test_request(r);
     log_outcome(call, *flag);
   }
-  if (*flag) {
-    MPI_Status st;
-    std::memcpy(&st, r.status.words, sizeof st);
-    copy_status_out(status, st);
-  }
+  if (*flag) copy_request_status_out(r, status);
   return MPI_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "handles/datatypes.hpp"
 #include "layer/layer.hpp"
 #include "layer/native_blocking.hpp"
 #include "messages/requests.hpp"
@@ -60,6 +61,7 @@ int on_Init_thread(int *argc, char ***argv, int required, int *provided) noexcep
 
 int on_Finalize() noexcept {
   finalize_protocol();
+  release_datatypes_at_finalize();
   return PMPI_Finalize();
 }
 

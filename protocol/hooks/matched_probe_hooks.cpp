@@ -25,7 +25,7 @@ uint32_t g_next_logged = 1;
 int matching_probe(int source, int tag, CommArg comm, bool blocking, int *flag,
                    MPI_Message *message, MPI_Status *status) {
   uint64_t call = next_call();
-  MPI_Status st;
+  MPI_Status st{};
   if (source == MPI_PROC_NULL) {
     make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     *message = MPI_MESSAGE_NO_PROC;
@@ -106,7 +106,7 @@ bool receive_logged(void *buf, int count, MPI_Datatype datatype, MPI_Message *me
 
 int on_Mrecv(void *buf, int count, TypeArg datatype, MPI_Message *message,
              MPI_Status *status) noexcept {
-  MPI_Status st;
+  MPI_Status st{};
   if (receive_logged(buf, count, datatype.real, message, st)) {
     const int rc = st.MPI_ERROR;
     copy_status_out(status, st);
@@ -117,7 +117,7 @@ int on_Mrecv(void *buf, int count, TypeArg datatype, MPI_Message *message,
 
 int on_Imrecv(void *buf, int count, TypeArg datatype, MPI_Message *message,
               MPI_Request *request) noexcept {
-  MPI_Status st;
+  MPI_Status st{};
   if (receive_logged(buf, count, datatype.real, message, st)) {
     Request *r = nullptr;
     *request = new_request(Request::Kind::Recv, &r);

@@ -1,5 +1,6 @@
 // Point-to-point hooks: sends, receives, persistent requests and probes. Every message carries
 // the piggybacked header; blocking calls are their nonblocking form plus a wait inside c3.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -186,6 +187,7 @@ MPI_Request make_request(Request::Kind kind, const void *buf, int count, TypeArg
   r->buf = reinterpret_cast<uintptr_t>(buf);
   r->count = count;
   r->type = type.app;
+  hold_datatype(type.app);
   r->rtype = type.real;
   r->peer = peer;
   r->tag = tag;
@@ -267,7 +269,7 @@ void fix_status(MPI_Comm comm, MPI_Status &st) {
 // A probe's match: from the log when replaying; late messages of the log come first.
 int probe(int source, int tag, CommArg comm, bool blocking, int *flag, MPI_Status *status) {
   uint64_t call = next_call();
-  MPI_Status st;
+  MPI_Status st{};
   if (source == MPI_PROC_NULL) {
     make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     if (flag) *flag = 1;
@@ -358,7 +360,7 @@ namespace {
     Request r = local_receive(buf, count, datatype, source, tag, comm, state().next_posting++);
     piggyback::Wire w =
         piggyback::prepare_recv(r, buf, count, datatype.real, split::splits_large(comm.app));
-    MPI_Status st;
+    MPI_Status st{};
     int rc = split::recv_blocking(const_cast<void *>(w.buf), w.count, w.type, source, tag,
                                   comm.real, st);
     finish_blocking(r, st);
@@ -422,12 +424,22 @@ int on_Sendrecv(const void *sendbuf, int sendcount, TypeArg sendtype, int dest, 
 
 int on_Sendrecv_replace(void *buf, int count, TypeArg datatype, int dest, int sendtag,
                         int source, int recvtag, CommArg comm, MPI_Status *status) noexcept {
-  MPI_Aint lb = 0, extent = 0;
-  PMPI_Type_get_extent(datatype.real, &lb, &extent);
-  // The outgoing data leaves from a copy, so the reply can land in `buf` meanwhile.
-  std::vector<char> copy(size_t(count > 0 ? count : 0) * size_t(extent));
-  if (!copy.empty()) std::memcpy(copy.data(), static_cast<char *>(buf) + lb, copy.size());
-  void *copy_base = copy.data() - lb;
+  // The outgoing data leaves from a copy, so the reply can land in `buf` meanwhile. The copy
+  // spans every byte the `count` elements touch: from the lowest true lower bound to the
+  // highest true upper bound, which the extent alone misses for a resized type.
+  std::vector<char> copy;
+  MPI_Aint low = 0;
+  if (count > 0) {
+    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+    PMPI_Type_get_extent(datatype.real, &lb, &extent);
+    PMPI_Type_get_true_extent(datatype.real, &true_lb, &true_extent);
+    const MPI_Aint last = true_lb + MPI_Aint(count - 1) * extent;
+    low = std::min(true_lb, last);
+    const MPI_Aint high = std::max(true_lb, last) + true_extent;
+    copy.resize(size_t(high - low));
+    if (!copy.empty()) std::memcpy(copy.data(), static_cast<char *>(buf) + low, copy.size());
+  }
+  void *copy_base = copy.data() - low;
   return on_Sendrecv(copy_base, count, datatype, dest, sendtag, buf, count, datatype, source,
                      recvtag, comm, status);
 }

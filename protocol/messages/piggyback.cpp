@@ -1,5 +1,6 @@
 #include "messages/piggyback.hpp"
 
+#include "handles/handles.hpp"
 #include "messages/mpich_status.hpp"
 
 #include <algorithm>
@@ -18,6 +19,34 @@ struct TypeInfo {
   int size = 0;
   bool contiguous = false;  // size == extent, lb == 0: a plain run of bytes
 };
+
+// Whether MPICH packs `type` (of `size` bytes, lb 0, extent `size`) as the bytes it covers, in
+// their order: an extent equal to the size does not say so (a struct may list its blocks out of
+// order). Packing is the identity exactly when every byte of the packed form comes from its own
+// offset: byte i of the k-th pattern holds byte k of i, for every k that offsets need.
+bool packs_as_is(MPI_Datatype type, int size) {
+  constexpr int kLargestChecked = 64 << 20;  // larger ones take the datatype path
+  if (size > kLargestChecked) return false;
+  std::vector<unsigned char> in(static_cast<size_t>(size)), out(static_cast<size_t>(size));
+  for (int shift = 0; shift == 0 || (int64_t(size) - 1) >> shift; shift += 8) {
+    for (int i = 0; i < size; ++i) in[size_t(i)] = static_cast<unsigned char>(i >> shift);
+    int position = 0;
+    if (PMPI_Pack(in.data(), 1, type, out.data(), size, &position, MPI_COMM_SELF) != MPI_SUCCESS ||
+        position != size || in != out)
+      return false;
+  }
+  return true;
+}
+
+// The verdict is kept with the program's datatype while c3 maps the MPICH handle to it: MPICH
+// may give a freed type's handle to a new one.
+bool plain_bytes(MPI_Datatype real, int size) {
+  auto &types = handles().types;
+  auto *slot = types.tracks_real(real) ? types.find(types.app_of(real)) : nullptr;
+  if (!slot || slot->released) return packs_as_is(real, size);
+  if (slot->info.plain_bytes == 0) slot->info.plain_bytes = packs_as_is(real, size) ? 1 : 2;
+  return slot->info.plain_bytes == 1;
+}
 
 TypeInfo type_info(MPI_Datatype type) {
   // A built-in type (kind bits 01) carries its size in bits 8-15 and is contiguous; size-0
@@ -46,7 +75,7 @@ TypeInfo type_info(MPI_Datatype type) {
   MPI_Aint lb = 0, extent = 0;
   PMPI_Type_size(type, &info.size);
   PMPI_Type_get_extent(type, &lb, &extent);
-  info.contiguous = lb == 0 && extent == info.size;
+  info.contiguous = lb == 0 && extent == info.size && (info.size == 0 || plain_bytes(type, info.size));
   // Only built-in types are immutable; derived handles may be freed and reused.
   if ((type >> 30 & 3) == 1) known.emplace(type, info);
   return info;

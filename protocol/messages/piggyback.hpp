@@ -57,7 +57,7 @@ struct Wire {
 // `copy`: always through a bounce buffer (buffered sends) when the type is contiguous.
 Wire prepare_send(Request &r, const void *buf, int count, MPI_Datatype type, int32_t header,
                   bool copy = false);
-// Whether `type` is a plain run of bytes (size == extent, lb == 0).
+// Whether `type` is a plain run of bytes (size == extent, lb == 0, packed in its own order).
 bool contiguous(MPI_Datatype type);
 // count * size of `type` (cached per built-in type).
 int64_t payload_bytes(int count, MPI_Datatype type);

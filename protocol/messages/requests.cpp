@@ -48,7 +48,7 @@ int cancel_request(Request &r) {
   if (r.kind == Request::Kind::Native) return PMPI_Cancel(&r.native);
   if (!r.active || r.done || r.kind == Request::Kind::Collective) return MPI_SUCCESS;
   if (r.replay_cancel) {
-    MPI_Status st;
+    MPI_Status st{};
     make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     PMPI_Status_set_cancelled(&st, 1);
     std::memcpy(r.status.words, &st, sizeof st);
@@ -171,6 +171,13 @@ void requests_restored() {
   }
 }
 
+// The datatypes a request held since it was made (handles.hpp: hold_datatype).
+void release_held_datatypes(Request &r) {
+  if (r.kind == Request::Kind::Send || r.kind == Request::Kind::Recv) release_datatype(r.type);
+  if (r.kind == Request::Kind::Collective && r.coll)
+    for (const Region &region : r.coll->outputs) release_datatype(region.type);
+}
+
 MPI_Request new_request(Request::Kind kind, Request **out) {
   auto &table = state().requests;
   auto &slots = free_slots();
@@ -194,6 +201,7 @@ void free_request(MPI_Request &handle) {
     PMPI_Request_free(&r.native);
   split::header_stage_over(r);
   piggyback::release(r);
+  release_held_datatypes(r);
   r.reset();
   free_slots().push_back((uint32_t(handle) & kIndexMask) - 1);
   handle = MPI_REQUEST_NULL;
@@ -220,7 +228,7 @@ int start_send(Request &r) {
   r.split_send = false;
   const MPI_Comm comm = r.rcomm;
   if (r.peer == MPI_PROC_NULL) {
-    MPI_Status st;
+    MPI_Status st{};
     make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     std::memcpy(r.status.words, &st, sizeof st);
     r.done = true;
@@ -229,7 +237,7 @@ int start_send(Request &r) {
   const int dest = world_rank_of(r.comm, r.peer);
   count_sent(dest);
   if (suppress_was_early(dest, r.comm, r.tag)) {  // the receiver has it already
-    MPI_Status st;
+    MPI_Status st{};
     make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     std::memcpy(r.status.words, &st, sizeof st);
     r.done = true;
@@ -242,6 +250,7 @@ int start_send(Request &r) {
     Request *inner = nullptr;
     MPI_Request ih = new_request(Request::Kind::Send, &inner);
     *inner = r;
+    hold_datatype(inner->type);  // the copy is freed on its own
     inner->kind = Request::Kind::Send;
     inner->persistent = false;
     inner->send_mode = SendMode::Standard;
@@ -262,7 +271,7 @@ int start_send(Request &r) {
       rc = PMPI_Isend(w.buf, w.count, w.type, r.peer, r.tag, comm, &inner->real);
     }
     orphan_request(ih);
-    MPI_Status st;
+    MPI_Status st{};
     make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     std::memcpy(r.status.words, &st, sizeof st);
     r.done = true;
@@ -331,7 +340,7 @@ bool test_request(Request &r) {
   if (r.done || !r.active) return r.done;
   if (r.real == MPI_REQUEST_NULL) return false;  // a receive waiting for its replayed cancel
   int flag = 0;
-  MPI_Status st;
+  MPI_Status st{};
   PMPI_Test(&r.real, &flag, &st);
   if (flag) complete_real_request(r, st);
   if (flag && !r.done) {  // a split header: its payload may be in already
@@ -346,7 +355,7 @@ void wait_request(Request &r) {
   while (r.active && !r.done) {
     if (r.real == MPI_REQUEST_NULL)
       fatal("restart diverged: waiting for a receive the logged run cancelled");
-    MPI_Status st;
+    MPI_Status st{};
     if (!split::must_poll()) {
       PMPI_Wait(&r.real, &st);
       complete_real_request(r, st);
@@ -362,7 +371,7 @@ void wait_request(Request &r) {
 }
 
 void proc_null_status(MPI_Status *status) {
-  MPI_Status st;
+  MPI_Status st{};
   make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
   copy_status_out(status, st);
 }
@@ -374,11 +383,21 @@ void copy_status_out(MPI_Status *to, const MPI_Status &st) {
   if (st.MPI_ERROR == MPI_SUCCESS) to->MPI_ERROR = error;
 }
 
+void copy_request_status_out(const Request &r, MPI_Status *to) {
+  MPI_Status st{};
+  std::memcpy(&st, r.status.words, sizeof st);
+  if (r.kind == Request::Kind::Send && to != MPI_STATUS_IGNORE) {
+    // MPICH sets only the count and the cancelled flag of a send's status.
+    to->count_lo = st.count_lo;
+    to->count_hi_and_cancelled = st.count_hi_and_cancelled;
+    return;
+  }
+  copy_status_out(to, st);
+}
+
 void deliver(MPI_Request &handle, MPI_Status *status) {
   Request &r = request_of(handle);
-  MPI_Status st;
-  std::memcpy(&st, r.status.words, sizeof st);
-  copy_status_out(status, st);
+  copy_request_status_out(r, status);
   r.active = false;
   r.done = false;
   if (!r.persistent) free_request(handle);
@@ -397,6 +416,7 @@ void complete_orphans(bool block) {
     if (block && r.kind == Request::Kind::Send) wait_request(r);
     if (test_request(r) || !r.active) {
       piggyback::release(r);
+      release_held_datatypes(r);
       r.reset();
       free_slots().push_back(g_orphans[i]);
       g_orphans.erase(g_orphans.begin() + long(i));
@@ -433,7 +453,7 @@ void repost_after_restart() {
     }
     if (r.kind == Request::Kind::Send) {
       // Sent before the checkpoint: the receiver has it in its state or in its log.
-      MPI_Status st;
+      MPI_Status st{};
       make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
       std::memcpy(r.status.words, &st, sizeof st);
       r.done = true;
@@ -468,6 +488,7 @@ int receive_matched(void *buf, int count, TypeArg type, MPI_Message *message,
   r->buf = reinterpret_cast<uintptr_t>(buf);
   r->count = count;
   r->type = type.app;
+  hold_datatype(type.app);
   r->rtype = type.real;
   r->peer = MPI_ANY_SOURCE;  // the probe's match was logged already
   r->tag = 0;
@@ -475,7 +496,7 @@ int receive_matched(void *buf, int count, TypeArg type, MPI_Message *message,
   r->active = true;
   r->posting = state().next_posting++;
   if (*message == MPI_MESSAGE_NO_PROC) {
-    MPI_Status st;
+    MPI_Status st{};
     make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     std::memcpy(r->status.words, &st, sizeof st);
     r->done = true;

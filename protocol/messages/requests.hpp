@@ -63,6 +63,8 @@ void make_status(MPI_Status &st, int source, int tag, int64_t bytes);
 // Hands a status to the program: its MPI_ERROR field is left alone unless `st` reports an error
 // (MPI sets it only then; a single-completion call never does).
 void copy_status_out(MPI_Status *to, const MPI_Status &st);
+// The status of a completed request as MPICH gives it (of a send: only count and cancelled).
+void copy_request_status_out(const Request &r, MPI_Status *to);
 // The status of a receive from MPI_PROC_NULL: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0.
 void proc_null_status(MPI_Status *status);
 MPI_Request adopt_request(MPI_Request real, bool persistent);

@@ -94,7 +94,7 @@ void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before
   for (Request *q : earlier) {
     // q's state is read again each round: progress() may settle it meanwhile.
     while (q->awaits_header && q->real != MPI_REQUEST_NULL) {
-      MPI_Status st;
+      MPI_Status st{};
       int flag = 1;
       if (must_poll())
         PMPI_Test(&q->real, &flag, &st);
@@ -119,7 +119,7 @@ void post_payload_receive(Request &r, int source, int tag, int32_t header) {
 
 int64_t probed_payload_bytes(MPI_Comm comm, int source, int tag) {
   settle_earlier_receives(comm, source, tag, UINT64_MAX, nullptr);
-  MPI_Status st;
+  MPI_Status st{};
   PMPI_Probe(source, tag, bulk_of(comm), &st);  // sent right after the header
   return status_bytes(st);
 }
@@ -159,7 +159,7 @@ void complete_arrived_headers() {
   for (Request *q : now) {
     if (!q->awaits_header || q->real == MPI_REQUEST_NULL) continue;
     int flag = 0;
-    MPI_Status st;
+    MPI_Status st{};
     PMPI_Test(&q->real, &flag, &st);
     if (flag) complete_real_request(*q, st);
   }
@@ -202,7 +202,7 @@ int send_blocking(const void *buf, int count, MPI_Datatype type, int dest, int t
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = isend(buf, count, type, dest, tag, comm, mode, &request);
   if (rc != MPI_SUCCESS) return rc;
-  MPI_Status st;
+  MPI_Status st{};
   wait(request, st);
   return MPI_SUCCESS;
 }
@@ -242,7 +242,7 @@ void mprobe_blocking(int source, int tag, MPI_Comm comm, MPI_Message *message, M
 void finish_pending_payloads() {
   for (Request &r : state().requests)
     if (r.payload_pending) {
-      MPI_Status st;
+      MPI_Status st{};
       PMPI_Wait(&r.real, &st);
       complete_real_request(r, st);
     }

@@ -106,6 +106,9 @@ struct CollectiveRecord {
   std::vector<Region> outputs;
   int new_comm = 0;   // MPI_Comm_idup: the program's handle of the communicator it makes
   bool started_logging = false;  // started in NonDet-Log or RecvOnly-Log: its result is logged
+  // Not saved: the trampoline slot of its user-defined operator, or -1 (handles/ops.cpp); a
+  // restart takes a pending collective's result from the log and calls no operator.
+  int op_slot = -1;
   template <class Archive>
   void serialize(Archive &ar, unsigned) {
     ar &gid &seq &outputs &new_comm &started_logging;
