@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# One seed of the randomized MPI point-to-point test of c3 (see README.md).
+# One seed of the randomized MPI tests of c3 (see README.md).
 #
 #   run_seed.sh <seed> <ranks> <work dir> [toolchain bin dir]
 #
-# Generates the program (gen_p2p.py), builds it with `mpicc -O2` (the reference) and with
+# Generates the program (gen_p2p.py, or gen_coll.py with MPI_RANDOM_GENERATOR=coll), builds it with `mpicc -O2` (the reference) and with
 # `c3cc -O2`, and requires byte-identical stdout from
 #   1. the c3 build run uninterrupted, and
 #   2. a c3 run killed once -- by C3_FAULT at a stage, rank and checkpoint chosen from the seed,
@@ -15,9 +15,13 @@
 # instead.
 #
 # Environment:
+#   MPI_RANDOM_GENERATOR=p2p|coll   the program generator: gen_p2p.py (default) or gen_coll.py
 #   MPI_RANDOM_FAULT=<C3_FAULT value> | kill:<rank>:<ms> | none   use this kill instead
-#   MPI_RANDOM_KINDS=seq,nb,...     passed to gen_p2p.py --kinds
-#   MPI_RANDOM_AVOID=bsend,...      passed to gen_p2p.py --avoid (features to leave out)
+#   MPI_RANDOM_KINDS=seq,nb,...     passed to the generator's --kinds
+#   MPI_RANDOM_AVOID=bsend,...      passed to the generator's --avoid (features to leave out)
+#   MPI_RANDOM_MODE=forced|interval gen_coll.py only: passed to --mode (default: from the seed)
+#   MPI_RANDOM_INTERVAL=<s>         C3_INTERVAL of every c3 run of an interval-mode program
+#                                   (default 0.02)
 #   MPI_RANDOM_TIMEOUT=<s>          limit for each mpiexec (default: 30 s or 20x the reference)
 #   MPI_RANDOM_KEEP=1               keep the work dir on success too (always kept on failure)
 #   MPI_RANDOM_REFERENCE_ONLY=<n>   no c3 at all: run the mpicc build n more times with
@@ -26,7 +30,8 @@
 #                                   output must equal the first (checks the generator)
 #   MPIEXEC, MPICC                  default: mpiexec, mpicc
 # Exit status: 0 pass, 1 fail, 77 skip, 2 usage or setup error. The last line of stdout is the
-# verdict, "mpi-random seed S ranks N: PASS|FAIL|SKIP (...)"; it is also in <work dir>/result.
+# verdict, "mpi-random seed S ranks N: PASS|FAIL|SKIP (...)" ("mpi-random-coll seed ..." for
+# gen_coll.py); it is also in <work dir>/result.
 set -u
 
 SEED=${1:?usage: run_seed.sh <seed> <ranks> <work dir> [toolchain bin dir]}
@@ -39,6 +44,11 @@ MPICC=${MPICC:-mpicc}
 C3CC=$BIN/c3cc
 [[ $SEED =~ ^[0-9]+$ ]] || { echo "run_seed.sh: seed '$SEED' is not a number" >&2; exit 2; }
 [[ $RANKS =~ ^[234]$ ]] || { echo "run_seed.sh: ranks must be 2, 3 or 4" >&2; exit 2; }
+GENERATOR=${MPI_RANDOM_GENERATOR:-p2p}
+[[ $GENERATOR == p2p || $GENERATOR == coll ]] || { echo "run_seed.sh: MPI_RANDOM_GENERATOR must be p2p or coll" >&2; exit 2; }
+MODE_OPTION=${MPI_RANDOM_MODE:-}
+[[ -z $MODE_OPTION || ($GENERATOR == coll && ($MODE_OPTION == forced || $MODE_OPTION == interval)) ]] ||
+  { echo "run_seed.sh: MPI_RANDOM_MODE must be forced or interval (and needs MPI_RANDOM_GENERATOR=coll)" >&2; exit 2; }
 REFERENCE_ONLY=${MPI_RANDOM_REFERENCE_ONLY:-0}
 [[ $REFERENCE_ONLY =~ ^[0-9]+$ ]] || { echo "run_seed.sh: MPI_RANDOM_REFERENCE_ONLY must be a number" >&2; exit 2; }
 ((REFERENCE_ONLY)) || [[ -x $C3CC ]] || { echo "run_seed.sh: no c3cc in $BIN (is the toolchain being rebuilt?)" >&2; exit 2; }
@@ -51,6 +61,8 @@ unset MPI_RANDOM_JITTER MPI_RANDOM_TRACE
 rm -rf "$WORK" && mkdir -p "$WORK" && WORK=$(cd "$WORK" && pwd) && cd "$WORK" || exit 2
 
 TAG="mpi-random seed $SEED ranks $RANKS"
+[[ $GENERATOR == coll ]] && TAG="mpi-random-coll seed $SEED ranks $RANKS"
+C3_ENV=()  # settings of every run of the c3 build (C3_INTERVAL of an interval-mode program)
 NOTES=()
 failures=0
 fail() {
@@ -62,7 +74,7 @@ verdict() { # verdict PASS|FAIL|SKIP <exit status>
   echo "$text" > result
   if [[ $1 != PASS ]]; then
     echo "work dir kept: $WORK"
-    echo "reproduce: ${FAULT:+MPI_RANDOM_FAULT='$FAULT' }${MPI_RANDOM_KINDS:+MPI_RANDOM_KINDS=$MPI_RANDOM_KINDS }${MPI_RANDOM_AVOID:+MPI_RANDOM_AVOID=$MPI_RANDOM_AVOID }$( ((REFERENCE_ONLY)) && echo "MPI_RANDOM_REFERENCE_ONLY=$REFERENCE_ONLY ")" \
+    echo "reproduce: $([[ $GENERATOR != p2p ]] && echo "MPI_RANDOM_GENERATOR=$GENERATOR ")${MODE_OPTION:+MPI_RANDOM_MODE=$MODE_OPTION }${MPI_RANDOM_INTERVAL:+MPI_RANDOM_INTERVAL=$MPI_RANDOM_INTERVAL }${FAULT:+MPI_RANDOM_FAULT='$FAULT' }${MPI_RANDOM_KINDS:+MPI_RANDOM_KINDS=$MPI_RANDOM_KINDS }${MPI_RANDOM_AVOID:+MPI_RANDOM_AVOID=$MPI_RANDOM_AVOID }$( ((REFERENCE_ONLY)) && echo "MPI_RANDOM_REFERENCE_ONLY=$REFERENCE_ONLY ")" \
       "$HERE/run_seed.sh $SEED $RANKS $WORK $BIN"
   elif [[ ${MPI_RANDOM_KEEP:-0} != 1 ]]; then
     # success: keep the program and the logs, drop executables and checkpoints
@@ -107,7 +119,7 @@ start_job() {
   local out=$1 err=$2
   shift 2
   JOB_START=$(now_ms)
-  env "$@" "$MPIEXEC" -n "$RANKS" "$WORK/c3" >> "$out" 2> "$err" &
+  env ${C3_ENV[@]+"${C3_ENV[@]}"} "$@" "$MPIEXEC" -n "$RANKS" "$WORK/c3" >> "$out" 2> "$err" &
   JOB=$!
 }
 # wait_job <what> <stacks>: waits up to LIMIT s for JOB; sets RC. A job still running then hangs:
@@ -171,9 +183,17 @@ expect_clean_stderr() { # expect_clean_stderr <file> <what>
 }
 
 # --- program and builds ------------------------------------------------------------------------
-python3 "$HERE/gen_p2p.py" --seed "$SEED" --ranks "$RANKS" ${MPI_RANDOM_KINDS:+--kinds "$MPI_RANDOM_KINDS"} \
-  ${MPI_RANDOM_AVOID:+--avoid "$MPI_RANDOM_AVOID"} -o prog.c || { echo "run_seed.sh: gen_p2p.py failed" >&2; exit 2; }
+python3 "$HERE/gen_$GENERATOR.py" --seed "$SEED" --ranks "$RANKS" ${MPI_RANDOM_KINDS:+--kinds "$MPI_RANDOM_KINDS"} \
+  ${MPI_RANDOM_AVOID:+--avoid "$MPI_RANDOM_AVOID"} ${MODE_OPTION:+--mode "$MODE_OPTION"} -o prog.c ||
+  { echo "run_seed.sh: gen_$GENERATOR.py failed" >&2; exit 2; }
 STEPS=$(sed -n 's/^ *@meta .*"steps": \([0-9]*\).*/\1/p' prog.c)
+# pragma visits every run makes (gen_coll.py says; gen_p2p.py has at least one per step)
+SITES=$(sed -n 's/^ *@meta .*"sites": \([0-9]*\).*/\1/p' prog.c)
+SITES=${SITES:-$STEPS}
+if grep -q '^ *@meta .*"mode": "interval"' prog.c; then
+  INTERVAL=${MPI_RANDOM_INTERVAL:-0.02}
+  C3_ENV=(C3_INTERVAL="$INTERVAL")
+fi
 "$MPICC" -O2 -o ref prog.c > build-ref.log 2>&1 || { cat build-ref.log; fail "mpicc -O2 prog.c failed"; finish; }
 if ((REFERENCE_ONLY == 0)) && ! "$C3CC" -O2 -o c3 prog.c > build-c3.log 2>&1; then
   head -20 build-c3.log
@@ -224,9 +244,9 @@ expect_clean_stderr err "uninterrupted run"
 CHECKPOINTS=$(sed -n 's/^c3: checkpoint \([0-9]*\) committed.*/\1/p' err | sort -n | uniq -c |
   awk -v ranks="$RANKS" '$1 == ranks {n = $2} END {print n + 0}')
 CHECKPOINTS=${CHECKPOINTS:-0}
-NOTES+=("reference ${REF_MS} ms, c3 ${C3_MS} ms, $CHECKPOINTS checkpoints")
+NOTES+=("reference ${REF_MS} ms, c3 ${C3_MS} ms${INTERVAL:+, C3_INTERVAL=$INTERVAL}, $CHECKPOINTS checkpoints")
 if ((CHECKPOINTS == 0)); then
-  fail "the uninterrupted run committed no checkpoint (every rank has a forced one)"
+  fail "the uninterrupted run committed no checkpoint ($([[ -n ${INTERVAL-} ]] && echo "C3_INTERVAL=$INTERVAL" || echo "every rank has a forced one"))"
 fi
 # Protocol figures of every rank's commit line: "c3: checkpoint N committed (SIZE, late
 # messages L (B bytes), early messages E, logged events K)".
@@ -255,10 +275,10 @@ else
   pick "$RANKS"
   rank=$PICK
   # Kills that leave nothing committed only make the seed skip: aim at the last quarter of the
-  # steps (the K-th pragma visit comes at step K or earlier), at the second half of an outside
+  # pragma visits every run makes (SITES; the K-th visit comes there or earlier), at the second half of an outside
   # kill's window, and at checkpoint 2 or later for stages before the commit of checkpoint N.
   case $stage in
-  site) pick $((STEPS / 4 + 1)) && FAULT=site:$((STEPS - PICK))@$rank ;; # every step has a site
+  site) pick $((SITES / 4 + 1)) && FAULT=site:$((SITES - PICK))@$rank ;;
   kill) pick $((C3_MS * 6 / 10 + 1)) && FAULT=kill:$rank:$((C3_MS * 3 / 10 + PICK)) ;;
   after-commit | before-release) pick "$CHECKPOINTS" && FAULT=$stage:$((1 + PICK))@$rank ;;
   *)
@@ -310,8 +330,8 @@ kill_run() {
 kill_run "$FAULT" "fault"
 if ((KILLED == 0)) && ((failures == 0)) && [[ -z ${MPI_RANDOM_FAULT-} ]]; then
   NOTES+=("$FAULT not reached")
-  pick $((STEPS / 4 + 1))
-  FAULT=site:$((STEPS - PICK))
+  pick $((SITES / 4 + 1))
+  FAULT=site:$((SITES - PICK))
   pick "$RANKS"
   FAULT+=@$PICK
   cd "$WORK" && kill_run "$FAULT" "fault2"
@@ -348,6 +368,6 @@ expect_same out "kill at $FAULT, restart"
 expect_clean_stderr err.restart "restart after $FAULT"
 if ((failures)); then
   echo "replay the restart: cd $PWD && rm -rf ckpt.replay && cp -a ckpt.after-kill ckpt.replay &&" \
-    "C3_CKPT_DIR=ckpt.replay C3_RESTART=latest $MPIEXEC -n $RANKS ../c3"
+    "${INTERVAL:+C3_INTERVAL=$INTERVAL }C3_CKPT_DIR=ckpt.replay C3_RESTART=latest $MPIEXEC -n $RANKS ../c3"
 fi
 finish
