@@ -42,6 +42,8 @@ import math
 import random
 import sys
 
+from common import C_HELPERS, Code
+
 TAGS_PER_STEP = 128
 MAX_MESSAGE_TAGS = 110
 GROUP_TAG = 120         # MPI_Comm_create_group: base + 120 + i
@@ -136,26 +138,6 @@ COMPLETIONS = ["Wait", "Waitall", "Waitany", "Waitsome", "Testall", "Testany", "
 
 def lcm(a, b):
     return a * b // math.gcd(a, b)
-
-
-class Code:
-    """C lines of one rank's part of a step, with indentation."""
-
-    def __init__(self, depth=2):
-        self.lines = []
-        self.depth = depth
-
-    def __call__(self, *lines):
-        for line in lines:
-            self.lines.append(line if line.startswith("#pragma") else "  " * self.depth + line)
-
-    def open(self, line):
-        self(line)
-        self.depth += 1
-
-    def close(self, line="}"):
-        self.depth -= 1
-        self(line)
 
 
 class DType:
@@ -2026,6 +2008,7 @@ class Program:
         for t in self.types:
             w(f"  {{{BASE_NAMES[t.base]}, {t.n}, {t.lb}, {t.extent}, offs_{t.index}}},  /* {t.how} */")
         w("};")
+        w(C_HELPERS)
         w(HELPERS)
         if self.mode == "forced":
             w("static const struct forced_checkpoint forced[NRANKS][2] = {")
@@ -2174,29 +2157,6 @@ HELPER void fail(const char *what, long a, long b, long c) {
           what, a, b, c);
   fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 3);
-}
-
-HELPER uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-HELPER void pause_maybe(void) {
-  if (!jitter) return;
-  jitter ^= jitter << 13;
-  jitter ^= jitter >> 7;
-  jitter ^= jitter << 17;
-  if (jitter % 5 == 0) usleep((useconds_t)(jitter % 400));
-}
-
-/* Between two unsuccessful tests: an unforced checkpoint site where `site` is set. */
-HELPER void poll_pause(int site) {
-  if (site) {
-#pragma ccc_checkpoint
-  }
-  pause_maybe();
 }
 
 /* --- values: element k of block (key, s, d) is a function of these alone --------------------- */

@@ -36,6 +36,8 @@ import json
 import random
 import sys
 
+from common import C_HELPERS, Code
+
 TAGS_PER_STEP = 128
 MAX_MESSAGE_TAGS = 60   # message tags of a step: base + 0 .. base + 59
 TOKEN_OFFSET = 64       # ready-send tokens: base + 64 + i for message tag base + i
@@ -108,32 +110,6 @@ class Message:
 
     def bytes(self):
         return self.count * TYPES[self.ty][2]
-
-
-class Code:
-    """C lines of one rank's part of a step, with indentation."""
-
-    def __init__(self, depth=2):
-        self.lines = []
-        self.depth = depth
-
-    def __call__(self, *lines):
-        for line in lines:
-            if line.startswith("#pragma"):
-                self.lines.append(line)
-            else:
-                self.lines.append("  " * self.depth + line)
-
-    def open(self, line):
-        self(line)
-        self.depth += 1
-
-    def close(self, line="}"):
-        self.depth -= 1
-        self(line)
-
-    def pragma(self):
-        self.lines.append("#pragma ccc_checkpoint")
 
 
 class Step:
@@ -961,7 +937,8 @@ class Program:
         w(PRELUDE.replace("@RANKS@", str(self.ranks)).replace("@STEPS@", str(self.steps_count))
           .replace("@SEED@", f"0x{(self.seed * 0x9E3779B97F4A7C15 + self.ranks) % (1 << 64):016x}ULL")
           .replace("@MAXEXPECT@", str(max([len(s.expect[r]) for s in self.steps for r in range(self.ranks)] + [1])))
-          .replace("@FLUSH@", "1" if self.flush else "0"))
+          .replace("@FLUSH@", "1" if self.flush else "0")
+          .replace("@C_HELPERS@", C_HELPERS))
         w(f"#define MAX_REQUESTS {self.max_requests}")
         w(HELPERS)
         w("static const long bsend_bytes[NRANKS] = {" + ", ".join(map(str, self.bsend_bytes)) + "};")
@@ -1033,13 +1010,7 @@ HELPER void fail(const char *what, int a, int b, int c) {
   fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 3);
 }
-
-HELPER uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+@C_HELPERS@
 
 HELPER size_t type_size(int type) {
   switch (type) {
@@ -1208,14 +1179,6 @@ HELPER void cancel_never(MPI_Request *request) {
   acc += 0x5bd1e995u;
 }
 
-HELPER void pause_maybe(void) {
-  if (!jitter) return;
-  jitter ^= jitter << 13;
-  jitter ^= jitter >> 7;
-  jitter ^= jitter << 17;
-  if (jitter % 5 == 0) usleep((useconds_t)(jitter % 400));
-}
-
 /* --- task farm: a task message is {task, data[0..size)}, a request {task done or -1, result} --- */
 HELPER void task_data(long *data, int size, int task) {
   uint64_t key = message_key(-1, -1, -1, task);
@@ -1285,15 +1248,6 @@ HELPERS = r"""
 enum { SEND_SEND, SEND_SSEND, SEND_BSEND, SEND_ISEND, SEND_ISSEND, SEND_IBSEND };
 enum { RECV_RECV, RECV_IRECV_WAIT, RECV_IRECV_TEST, RECV_PROBE, RECV_MPROBE, RECV_IPROBE, RECV_IMPROBE };
 enum { DONE_WAITALL, DONE_WAITANY, DONE_WAITSOME, DONE_TESTALL, DONE_TESTANY, DONE_TESTSOME, DONE_TEST };
-
-/* Between two unsuccessful tests: an unforced checkpoint site (where `site` is set: a rank
- * whose peer has begun a checkpoint joins it here) and, with MPI_RANDOM_JITTER, a pause. */
-HELPER void poll_pause(int site) {
-  if (site) {
-#pragma ccc_checkpoint
-  }
-  pause_maybe();
-}
 
 /* Sends one message; returns when its buffer may be reused. */
 HELPER void send_one(int type, int count, int dst, int tag, int mode) {
