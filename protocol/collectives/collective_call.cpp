@@ -120,9 +120,13 @@ std::vector<Region> Call::outputs() const {
     case Shape::CreateComm:
       break;
     case Shape::Bcast:
+      if (receives_from_root(*this)) out.push_back(region(recv_buf, 0, recv_count, recv_type));
+      break;
     case Shape::Scatter:
     case Shape::Scatterv:
-      if (receives_from_root(*this) && recv_buf != MPI_IN_PLACE)
+      // An intracommunicator's root gets its own block too (unless MPI_IN_PLACE).
+      if ((receives_from_root(*this) || (!is_inter(info) && my_rank(*this) == root)) &&
+          recv_buf != MPI_IN_PLACE)
         out.push_back(region(recv_buf, 0, recv_count, recv_type));
       break;
     case Shape::Gather:
