@@ -30,6 +30,13 @@ ATTRIBUTES = {
     "noentry": False,  # the wrapper opens no Entry (calls valid before MPI_Init or after Finalize)
     "shape": True,     # a collective: the wrapper is the log-or-replay skeleton of that shape
     "proc_null": False,  # a blocking send or receive: returns at once when its peer is MPI_PROC_NULL
+    "outcome": True,   # tests and waits for one of several requests: the wrapper is the skeleton
+}
+
+# outcome=<kind> -> c3::mpi::Completion::Kind (nondet/completion.hpp)
+OUTCOME_KINDS = {
+    "test": "Test", "peek": "Peek", "testany": "TestAny", "testsome": "TestSome",
+    "testall": "TestAll", "waitany": "WaitAny", "waitsome": "WaitSome",
 }
 
 
@@ -69,6 +76,11 @@ class Entry:
     def collective(self) -> str:
         """The shape of a collective whose wrapper is the generated log-or-replay skeleton."""
         return self.attributes.get("shape", "")
+
+    @property
+    def outcome(self) -> str:
+        """The kind of a test or wait whose outcome the generated skeleton hands out by role."""
+        return self.attributes.get("outcome", "")
 
     @property
     def proc_null(self) -> bool:
@@ -155,6 +167,8 @@ def parse_table(text: str, path: str = "<table>") -> Table:
                 key, _, value = word.partition("=")
                 if key not in ATTRIBUTES or bool(value) != ATTRIBUTES[key]:
                     raise _error(path, number, f"{name}: unknown attribute '{word}'")
+                if key == "outcome" and value not in OUTCOME_KINDS:
+                    raise _error(path, number, f"{name}: outcome must be one of {', '.join(OUTCOME_KINDS)}")
                 attributes[key] = value
             current = (name, category, normalize_type(words[3]), number, [], attributes)
         else:

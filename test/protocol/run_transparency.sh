@@ -56,8 +56,10 @@ done
 # Binding: the functions the plain build imports from MPICH.
 mapfile -t imported < <(nm -u ref | awk '{sub(/@.*/, "", $2)} $2 ~ /^MPIX?_/ {print $2}' | sort -u)
 ((${#imported[@]} > 0)) || fail "the plain build imports no MPI function"
-# Table entries without `pass` or `shape=` have a hook; the others call PMPI_ themselves.
-mapfile -t hooked < <(awk '$1 == "function" && !/ pass/ && !/ shape=/ {print $2}' "$table")
+# Table entries without `pass`, `shape=` or `outcome=` have a hook; `outcome=` ones go through
+# run_completion; the others call PMPI_ themselves.
+mapfile -t hooked < <(awk '$1 == "function" && !/ pass/ && !/ shape=/ && !/ outcome=/ {print $2}' "$table")
+mapfile -t outcomes < <(awk '$1 == "function" && / outcome=/ {print $2}' "$table")
 for variant in "${variants[@]}"; do
   defined=$(nm --defined-only "$variant" | awk '$2 == "T" {print $3}')
   undefined=$(nm -u "$variant" | awk '{sub(/@.*/, "", $2); print $2}')
@@ -69,6 +71,9 @@ for variant in "${variants[@]}"; do
     if grep -qx "$function" <<<"$(printf '%s\n' "${hooked[@]}")"; then
       grep -q " c3::mpi::on_${function#MPI_}(" <<<"$demangled" ||
         fail "$variant: $function does not go through c3::mpi::on_${function#MPI_}"
+    elif grep -qx "$function" <<<"$(printf '%s\n' "${outcomes[@]}")"; then
+      grep -q " c3::mpi::run_completion(" <<<"$demangled" ||
+        fail "$variant: $function does not go through c3::mpi::run_completion"
     else
       grep -qx "P$function" <<<"$undefined" || fail "$variant: does not call P$function"
     fi

@@ -47,6 +47,11 @@ HEADER = textwrap.dedent("""\
                        MPI_Op op, MPI_Comm comm, MPI_Request *request);
     int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+    int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag,
+                    MPI_Status *status);
+    int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+    int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                     int array_of_indices[], MPI_Status array_of_statuses[]);
     int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm) MPICH_API_PUBLIC;
     int QMPI_Send(QMPI_Context context, int tool_id, const void *buf) MPICH_API_PUBLIC;
@@ -84,7 +89,8 @@ class PrototypeParsing(unittest.TestCase):
         self.assertEqual(names, ["MPI_Send", "MPI_Recv", "MPI_Wtime", "MPI_Group_range_incl",
                                  "MPI_Pcontrol", "MPI_Unnamed", "MPI_Init", "MPIX_Comm_revoke",
                                  "MPI_Comm_group", "MPI_Group_free", "MPI_Type_create_struct",
-                                 "MPI_Allreduce", "MPI_Iallreduce", "MPI_Allreduce_init"])
+                                 "MPI_Allreduce", "MPI_Iallreduce", "MPI_Allreduce_init",
+                                 "MPI_Testany", "MPI_Request_get_status", "MPI_Waitsome"])
 
     def test_annotation_macros_and_attributes_are_dropped(self):
         send = prototypes_by_name()["MPI_Send"]
@@ -303,6 +309,54 @@ class Generation(unittest.TestCase):
                       "c3::mpi::real_type(datatype), c3::mpi::real_op(op), call.real_comm(), "
                       "real_request);\n", wrappers)
         self.assertIn("collective MPI_Allreduce\n", self.generate(table)["mpi_wrappers.txt"])
+
+    def test_outcome_skeleton(self):
+        table = textwrap.dedent("""\
+            role request        inout  one request
+            role request_array  inout  requests
+            role request_count  in     how many
+            role flag           out    test outcome
+            role index          out    completed one
+            role outcount       out    how many completed
+            role index_array    out    which completed
+            role status         out    {status} status
+            role status_array   out    statuses
+            category completion  completes requests
+            function MPI_Testany  completion  int  outcome=testany
+                int            count                request_count
+                MPI_Request    array_of_requests[]  request_array
+                int *          indx                 index
+                int *          flag                 flag
+                MPI_Status *   status               status
+            function MPI_Request_get_status  completion  int  outcome=peek
+                MPI_Request    request   request
+                int *          flag      flag
+                MPI_Status *   status    status
+            function MPI_Waitsome  completion  int  outcome=waitsome
+                int            incount              request_count
+                MPI_Request    array_of_requests[]  request_array
+                int *          outcount             outcount
+                int            array_of_indices[]   index_array
+                MPI_Status     array_of_statuses[]  status_array
+            """)
+        generated = self.generate(table)
+        wrappers = generated["mpi_table_wrappers.cpp"]
+        self.assertIn("  c3::mpi::Entry entry;\n"
+                      "  c3::mpi::Completion completion(c3::mpi::Completion::Kind::TestAny, count, "
+                      "array_of_requests);\n"
+                      "  c3::mpi::run_completion(completion);\n"
+                      "  *indx = completion.index();\n"
+                      "  *flag = completion.flag;\n"
+                      "  completion.deliver_one(status);\n"
+                      "  return MPI_SUCCESS;\n}", wrappers)
+        self.assertIn("Completion::Kind::Peek, 1, &request);", wrappers)
+        self.assertIn("  *outcount = completion.outcount();\n"
+                      "  completion.copy_indices(array_of_indices);\n"
+                      "  completion.deliver_each(array_of_statuses);\n", wrappers)
+        self.assertNotIn("on_Testany", generated["mpi_hooks.hpp"])
+        self.assertIn("outcome MPI_Waitsome\n", generated["mpi_wrappers.txt"])
+        with self.assertRaisesRegex(TableError, "MPI_Testany: outcome must be one of"):
+            parse_table(table.replace("outcome=testany", "outcome=sometimes"))
 
     def test_status_and_proc_null(self):
         table = textwrap.dedent("""\

@@ -1,0 +1,160 @@
+// Tests and waits for one of several requests (nondet/completion.hpp).
+#include "nondet/completion.hpp"
+
+#include "layer/layer.hpp"
+#include "messages/requests.hpp"
+#include "messages/split_transfer.hpp"
+#include "nondet/nondet.hpp"
+
+namespace c3::mpi {
+namespace {
+
+bool active(MPI_Request h) { return h != MPI_REQUEST_NULL && request_of(h).active; }
+
+void empty_status(MPI_Status *status) {
+  if (status != MPI_STATUS_IGNORE) make_status(*status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+}
+
+bool is_test(Completion::Kind kind) {
+  return kind != Completion::Kind::WaitAny && kind != Completion::Kind::WaitSome;
+}
+
+// Blocks until one of the active requests completes inside c3; returns its index or -1 when
+// none is active.
+int wait_for_any(int count, MPI_Request reqs[]) {
+  for (;;) {
+    bool any = false;
+    std::vector<MPI_Request> reals;
+    std::vector<int> where;
+    for (int i = 0; i < count; ++i) {
+      if (!active(reqs[i])) continue;
+      any = true;
+      Request &r = request_of(reqs[i]);
+      if (test_request(r)) return i;
+      if (r.real != MPI_REQUEST_NULL) {
+        reals.push_back(r.real);
+        where.push_back(i);
+      }
+    }
+    if (!any) return -1;
+    if (reals.empty()) fatal("restart diverged: waiting only for receives the logged run cancelled");
+    int k = MPI_UNDEFINED;
+    MPI_Status st{};
+    if (split::must_poll()) {
+      int flag = 0;
+      PMPI_Testany(int(reals.size()), reals.data(), &k, &flag, &st);
+      if (!flag) split::progress();
+    } else {
+      PMPI_Waitany(int(reals.size()), reals.data(), &k, &st);
+    }
+    if (k == MPI_UNDEFINED) continue;
+    Request &r = request_of(reqs[where[size_t(k)]]);
+    complete_real_request(r, st);
+    if (r.done) return where[size_t(k)];  // else a split header: wait on for its payload
+  }
+}
+
+// MPICH's outcome, for a call that is not replayed.
+void decide(Completion &c) {
+  MPI_Request *reqs = c.requests;
+  auto completes = [&](int i) { return active(reqs[i]) && test_request(request_of(reqs[i])); };
+  switch (c.kind) {
+    case Completion::Kind::Test:
+    case Completion::Kind::Peek:
+      c.flag = test_request(request_of(reqs[0]));
+      if (c.flag) c.done = {0};
+      break;
+    case Completion::Kind::TestAny:
+      for (int i = 0; i < c.count && c.done.empty(); ++i)
+        if (completes(i)) c.done = {i};
+      c.flag = !c.done.empty();
+      break;
+    case Completion::Kind::TestSome:
+      for (int i = 0; i < c.count; ++i)
+        if (completes(i)) c.done.push_back(i);
+      c.flag = !c.done.empty();
+      break;
+    case Completion::Kind::TestAll:
+      c.flag = true;
+      for (int i = 0; i < c.count; ++i)  // every one is tested: each test lets it progress
+        if (active(reqs[i]) && !test_request(request_of(reqs[i]))) c.flag = false;
+      break;
+    case Completion::Kind::WaitAny:
+      c.done = {wait_for_any(c.count, reqs)};
+      c.flag = true;
+      break;
+    case Completion::Kind::WaitSome:
+      wait_for_any(c.count, reqs);  // then every one complete by now, in index order
+      for (int i = 0; i < c.count; ++i)
+        if (completes(i)) c.done.push_back(i);
+      c.flag = true;
+      break;
+  }
+}
+
+}  // namespace
+
+void run_completion(Completion &c) {
+  if (is_test(c.kind)) split::progress();  // a polling program lets MPI progress
+  c.none_active = true;
+  for (int i = 0; i < c.count; ++i) c.none_active = c.none_active && !active(c.requests[i]);
+  if (c.none_active) {
+    c.flag = true;
+    return;
+  }
+  const uint64_t call = next_call();
+  if (replaying(call)) {
+    const Outcome &o = replayed(call);
+    c.flag = o.flag;
+    c.done = o.indices;
+    for (int i : c.done) wait_request(request_of(c.requests[i]));
+  } else {
+    decide(c);
+    log_outcome(call, c.flag, c.done);
+  }
+  if (c.kind == Completion::Kind::TestAll && c.flag) {
+    c.done.clear();
+    for (int i = 0; i < c.count; ++i)
+      if (active(c.requests[i])) {
+        wait_request(request_of(c.requests[i]));  // done already, or logged as done
+        c.done.push_back(i);
+      }
+  }
+}
+
+int Completion::index() const { return done.empty() ? MPI_UNDEFINED : done.front(); }
+
+int Completion::outcount() const { return none_active ? MPI_UNDEFINED : int(done.size()); }
+
+void Completion::copy_indices(int indices[]) const {
+  for (size_t k = 0; k < done.size(); ++k) indices[k] = done[k];
+}
+
+void Completion::deliver_one(MPI_Status *status) {
+  if (none_active) return empty_status(status);
+  if (done.empty()) return;
+  MPI_Request &h = requests[done.front()];
+  if (kind == Kind::Peek)
+    copy_request_status_out(request_of(h), status);
+  else
+    deliver(h, status);
+}
+
+void Completion::deliver_each(MPI_Status statuses[]) {
+  auto at = [&](int i) { return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]; };
+  if (kind == Kind::TestAll) {  // a status for every request, at its own index
+    if (!flag) return;
+    std::vector<bool> completed(size_t(count), false);
+    for (int i : done) completed[size_t(i)] = true;
+    for (int i = 0; i < count; ++i) {
+      if (completed[size_t(i)])
+        deliver(requests[i], at(i));
+      else
+        empty_status(at(i));
+    }
+    return;
+  }
+  for (size_t k = 0; k < done.size(); ++k) deliver(requests[done[k]], at(int(k)));
+}
+
+}  // namespace c3::mpi
