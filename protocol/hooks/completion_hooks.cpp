@@ -12,26 +12,8 @@
 #include "nondet/nondet.hpp"
 
 namespace c3::mpi {
-namespace {
-
-void empty_status(MPI_Status *status) {
-  if (status == MPI_STATUS_IGNORE) return;
-  make_status(*status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
-}
-
-bool active(MPI_Request h) {
-  if (h == MPI_REQUEST_NULL) return false;
-  return request_of(h).active;
-}
-
-MPI_Status *status_at(MPI_Status statuses[], int i) {
-  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-}
-
-}  // namespace
-
 int on_Wait(MPI_Request *request, MPI_Status *status) noexcept {
-  if (!active(*request)) {
+  if (!request_active(*request)) {
     empty_status(status);
     return MPI_SUCCESS;
   }
@@ -47,7 +29,7 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
   // header (split::settle_earlier_receives), which gives that one a new MPICH request.
   std::vector<Request *> pending;
   for (int i = 0; i < count; ++i)
-    if (active(array_of_requests[i])) {
+    if (request_active(array_of_requests[i])) {
       Request &r = request_of(array_of_requests[i]);
       if (!r.done) pending.push_back(&r);
     }
@@ -114,7 +96,7 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
     complete_arrived(done);
   }
   for (int i = 0; i < count; ++i) {
-    if (active(array_of_requests[i]))
+    if (request_active(array_of_requests[i]))
       deliver(array_of_requests[i], status_at(array_of_statuses, i));
     else
       empty_status(status_at(array_of_statuses, i));

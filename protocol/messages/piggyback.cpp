@@ -42,7 +42,7 @@ bool packs_as_is(MPI_Datatype type, int size) {
 // may give a freed type's handle to a new one.
 bool plain_bytes(MPI_Datatype real, int size) {
   auto &types = handles().types;
-  auto *slot = types.tracks_real(real) ? types.find(types.app_of(real)) : nullptr;
+  auto *slot = types.find(types.app_of(real));  // null for a type c3 does not track
   if (!slot || slot->released) return packs_as_is(real, size);
   if (slot->info.plain_bytes == 0) slot->info.plain_bytes = packs_as_is(real, size) ? 1 : 2;
   return slot->info.plain_bytes == 1;

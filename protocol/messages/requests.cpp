@@ -370,6 +370,16 @@ void wait_request(Request &r) {
   }
 }
 
+void empty_status(MPI_Status *status) {
+  if (status != MPI_STATUS_IGNORE) make_status(*status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+}
+
+bool request_active(MPI_Request h) { return h != MPI_REQUEST_NULL && request_of(h).active; }
+
+MPI_Status *status_at(MPI_Status statuses[], int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
 void proc_null_status(MPI_Status *status) {
   MPI_Status st{};
   make_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);

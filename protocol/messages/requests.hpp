@@ -67,6 +67,13 @@ void copy_status_out(MPI_Status *to, const MPI_Status &st);
 void copy_request_status_out(const Request &r, MPI_Status *to);
 // The status of a receive from MPI_PROC_NULL: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0.
 void proc_null_status(MPI_Status *status);
+// The status of a call that finds no active request: source MPI_ANY_SOURCE, tag MPI_ANY_TAG,
+// count 0 (nothing for MPI_STATUS_IGNORE).
+void empty_status(MPI_Status *status);
+// Whether a program's request handle names an active request (MPI_REQUEST_NULL does not).
+bool request_active(MPI_Request h);
+// Entry i of a status array, or MPI_STATUS_IGNORE for MPI_STATUSES_IGNORE.
+MPI_Status *status_at(MPI_Status statuses[], int i);
 MPI_Request adopt_request(MPI_Request real, bool persistent);
 
 }  // namespace c3::mpi

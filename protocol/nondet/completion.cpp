@@ -9,12 +9,6 @@
 namespace c3::mpi {
 namespace {
 
-bool active(MPI_Request h) { return h != MPI_REQUEST_NULL && request_of(h).active; }
-
-void empty_status(MPI_Status *status) {
-  if (status != MPI_STATUS_IGNORE) make_status(*status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
-}
-
 bool is_test(Completion::Kind kind) {
   return kind != Completion::Kind::WaitAny && kind != Completion::Kind::WaitSome;
 }
@@ -27,7 +21,7 @@ int wait_for_any(int count, MPI_Request reqs[]) {
     std::vector<MPI_Request> reals;
     std::vector<int> where;
     for (int i = 0; i < count; ++i) {
-      if (!active(reqs[i])) continue;
+      if (!request_active(reqs[i])) continue;
       any = true;
       Request &r = request_of(reqs[i]);
       if (test_request(r)) return i;
@@ -57,7 +51,9 @@ int wait_for_any(int count, MPI_Request reqs[]) {
 // MPICH's outcome, for a call that is not replayed.
 void decide(Completion &c) {
   MPI_Request *reqs = c.requests;
-  auto completes = [&](int i) { return active(reqs[i]) && test_request(request_of(reqs[i])); };
+  auto completes = [&](int i) {
+    return request_active(reqs[i]) && test_request(request_of(reqs[i]));
+  };
   switch (c.kind) {
     case Completion::Kind::Test:
     case Completion::Kind::Peek:
@@ -77,7 +73,7 @@ void decide(Completion &c) {
     case Completion::Kind::TestAll:
       c.flag = true;
       for (int i = 0; i < c.count; ++i)  // every one is tested: each test lets it progress
-        if (active(reqs[i]) && !test_request(request_of(reqs[i]))) c.flag = false;
+        if (request_active(reqs[i]) && !test_request(request_of(reqs[i]))) c.flag = false;
       break;
     case Completion::Kind::WaitAny:
       c.done = {wait_for_any(c.count, reqs)};
@@ -97,7 +93,8 @@ void decide(Completion &c) {
 void run_completion(Completion &c) {
   if (is_test(c.kind)) split::progress();  // a polling program lets MPI progress
   c.none_active = true;
-  for (int i = 0; i < c.count; ++i) c.none_active = c.none_active && !active(c.requests[i]);
+  for (int i = 0; i < c.count; ++i)
+    c.none_active = c.none_active && !request_active(c.requests[i]);
   if (c.none_active) {
     c.flag = true;
     return;
@@ -115,7 +112,7 @@ void run_completion(Completion &c) {
   if (c.kind == Completion::Kind::TestAll && c.flag) {
     c.done.clear();
     for (int i = 0; i < c.count; ++i)
-      if (active(c.requests[i])) {
+      if (request_active(c.requests[i])) {
         wait_request(request_of(c.requests[i]));  // done already, or logged as done
         c.done.push_back(i);
       }
@@ -141,20 +138,20 @@ void Completion::deliver_one(MPI_Status *status) {
 }
 
 void Completion::deliver_each(MPI_Status statuses[]) {
-  auto at = [&](int i) { return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]; };
   if (kind == Kind::TestAll) {  // a status for every request, at its own index
     if (!flag) return;
     std::vector<bool> completed(size_t(count), false);
     for (int i : done) completed[size_t(i)] = true;
     for (int i = 0; i < count; ++i) {
       if (completed[size_t(i)])
-        deliver(requests[i], at(i));
+        deliver(requests[i], status_at(statuses, i));
       else
-        empty_status(at(i));
+        empty_status(status_at(statuses, i));
     }
     return;
   }
-  for (size_t k = 0; k < done.size(); ++k) deliver(requests[done[k]], at(int(k)));
+  for (size_t k = 0; k < done.size(); ++k)
+    deliver(requests[done[k]], status_at(statuses, int(k)));
 }
 
 }  // namespace c3::mpi
