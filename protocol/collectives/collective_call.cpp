@@ -113,6 +113,12 @@ const MPI_Datatype *Call::real_recv_types() {
 
 std::vector<Region> Call::outputs() const {
   std::vector<Region> out;
+  outputs(out);
+  return out;
+}
+
+void Call::outputs(std::vector<Region> &out) const {
+  out.clear();
   const int n = shape == Shape::Barrier || shape == Shape::CreateComm ? 0 : peers(*this);
   int in_degree = 0, out_degree = 0;
   switch (shape) {
@@ -177,7 +183,6 @@ std::vector<Region> Call::outputs() const {
   }
   out.erase(std::remove_if(out.begin(), out.end(), [](const Region &r) { return r.count <= 0; }),
             out.end());
-  return out;
 }
 
 uint64_t number(Call &call) { return call.info ? ++call.info->seq : 0; }
@@ -250,7 +255,7 @@ MPI_Request new_collective_request(const Call &call, uint64_t seq, Request **out
   r->comm = call.comm;
   r->rcomm = call.real_comm();
   r->active = true;
-  r->coll = std::make_shared<CollectiveRecord>();
+  r->coll = new_collective_record();
   r->coll->gid = call.info ? call.info->gid : 0;
   r->coll->seq = seq;
   r->coll->started_logging = logging();
@@ -269,7 +274,7 @@ int start_request(Call &call, uint64_t seq, MPI_Request *request, Request **out)
   *out = nullptr;
   Request *r = nullptr;
   *request = new_collective_request(call, seq, &r);
-  r->coll->outputs = call.outputs();
+  call.outputs(r->coll->outputs);
   for (const Region &region : r->coll->outputs) hold_datatype(region.type);
   r->coll->op_slot = op_trampoline_slot(call.op);
   if (const LoggedCollective *result = logged(call, seq)) {

@@ -55,11 +55,30 @@ struct Call {
   const MPI_Datatype *real_recv_types();
   // Where the call's result lands in this process (what the log keeps).
   std::vector<Region> outputs() const;
+  void outputs(std::vector<Region> &out) const;  // into `out`, reusing its capacity
 
  private:
   MPI_Comm real_comm_;
   std::vector<MPI_Datatype> real_send_types_, real_recv_types_;
 };
+
+// Run mode (nothing is logged, nothing replayed): a blocking collective is MPICH's call plus its
+// communicator's counter. Numbers the call and sets `real` to MPICH's communicator; false in the
+// other modes and for any handle but MPI_COMM_WORLD or a live communicator of c3's table, whose
+// wrapper then builds a Call (which numbers it, or reports the bad handle).
+[[gnu::always_inline]] inline bool numbered_in_run_mode(MPI_Comm comm, MPI_Comm &real) {
+  if (state().mode != Mode::Run) return false;
+  if (comm == MPI_COMM_WORLD) {
+    ++handles().world.seq;
+    real = comm;
+    return true;
+  }
+  auto *slot = handles().comms.find(comm);
+  if (!slot || slot->refs == 0) return false;
+  ++slot->info.seq;
+  real = slot->real;
+  return true;
+}
 
 // The number the call gets on its communicator (0 for an untracked one).
 uint64_t number(Call &call);

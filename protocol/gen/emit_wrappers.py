@@ -177,7 +177,18 @@ def _collective_body(table: Table, entry: Entry) -> list[str]:
     if len(comm) != 1:
         raise TableError(f"{entry.name}: a collective has exactly one comm parameter")
     shape = entry.collective
-    lines = [f"  c3::mpi::coll::Call call(c3::mpi::coll::Shape::{shape}, {comm[0].parameter.name});"]
+    roles = {p.role for p in entry.parameters}
+    lines = []
+    # Run mode: a blocking call whose arguments translate one by one goes to MPICH at once, its
+    # communicator's counter advanced (coll::numbered_in_run_mode); the rest build a coll::Call.
+    run_mode_path = not roles & {"new_request", "send_types", "recv_types"}
+    if run_mode_path:
+        lines.append("  MPI_Comm run_comm;")
+        lines.append(f"  if (c3::mpi::coll::numbered_in_run_mode({comm[0].parameter.name}, run_comm)) {{")
+        lines.append("    c3::mpi::NativeBlocking blocking;")
+        lines.append("    return @RUN_CALL@;")
+        lines.append("  }")
+    lines.append(f"  c3::mpi::coll::Call call(c3::mpi::coll::Shape::{shape}, {comm[0].parameter.name});")
     args = []
     request = None
     for p in entry.parameters:
@@ -187,7 +198,7 @@ def _collective_body(table: Table, entry: Entry) -> list[str]:
             lines.append(f"  call.{field} = {name};")
         treatment = _treatment(table, p.role)
         if p.role == "comm":
-            args.append("call.real_comm()")
+            args.append("@COMM@")
         elif p.role in ("send_types", "recv_types"):
             args.append(f"call.real_{p.role}()")
         elif p.role == "new_request":
@@ -200,6 +211,8 @@ def _collective_body(table: Table, entry: Entry) -> list[str]:
         else:
             args.append(name)
     call = f"P{entry.name}({', '.join(args)})"
+    lines = [line.replace("@RUN_CALL@", call.replace("@COMM@", "run_comm")) for line in lines]
+    call = call.replace("@COMM@", "call.real_comm()")
     if request:
         lines.append(f"  return c3::mpi::coll::start(call, {request}, [&](MPI_Request *real_request) {{")
     else:

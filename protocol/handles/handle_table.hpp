@@ -64,14 +64,12 @@ class HandleTable {
 
   // The MPICH object behind a handle the program passed: handles that are not c3's (predefined
   // ones, nulls, objects of calls c3 does not track) are MPICH's own and pass unchanged.
-  int real_of(int handle) const {
+  // (Every MPI call translates its handles: forced inline, as the tables' users are large.)
+  [[gnu::always_inline]] int real_of(int handle) const {
     if (!is_c3_handle<Kind>(handle)) return handle;
     const size_t i = (uint32_t(handle) & kHandleIndexMask) - 1;
     if (i < slots_.size() && slots_[i].refs > 0) return slots_[i].real;
-    // A freed keyval lives on in MPICH while attributes use it (handles/attributes.cpp).
-    if (Kind == ObjectKind::Keyval && i < slots_.size() && slots_[i].used && slots_[i].real)
-      return slots_[i].real;
-    return stale(handle);
+    return real_of_freed(handle);
   }
   // The program's handle for an MPICH object, or the object itself when c3 does not track it.
   int app_of(int real) const {
@@ -202,6 +200,9 @@ class HandleTable {
     auto it = by_real_.find(real);
     if (it != by_real_.end() && it->second == handle) by_real_.erase(it);
   }
+  // real_of for a handle the program no longer holds: a freed keyval lives on in MPICH while
+  // attributes use it (handles/attributes.cpp); any other is stale.
+  int real_of_freed(int handle) const;
   [[noreturn]] static int stale(int handle);
   [[noreturn]] static void too_many();
   std::deque<Slot> slots_;  // a deque: entries stay put while the table grows
@@ -213,6 +214,13 @@ class HandleTable {
 [[noreturn]] void invalid_handle(ObjectKind kind, int handle);
 [[noreturn]] void too_many_handles(ObjectKind kind);
 
+template <ObjectKind Kind, class Info>
+int HandleTable<Kind, Info>::real_of_freed(int handle) const {
+  const size_t i = (uint32_t(handle) & kHandleIndexMask) - 1;
+  if (Kind == ObjectKind::Keyval && i < slots_.size() && slots_[i].used && slots_[i].real)
+    return slots_[i].real;
+  return stale(handle);
+}
 template <ObjectKind Kind, class Info>
 int HandleTable<Kind, Info>::stale(int handle) {
   invalid_handle(Kind, handle);

@@ -13,21 +13,24 @@
 
 namespace c3::mpi {
 
-inline HandleState &handles() { return state().handles; }
+[[gnu::always_inline]] inline HandleState &handles() { return state().handles; }
 
 // --- translation: the MPICH object behind the program's handle (predefined, null and untracked
-// handles pass unchanged; a stale c3 handle ends the job with a clear error).
-inline MPI_Comm real_comm(MPI_Comm h) { return handles().comms.real_of(h); }
-inline MPI_Group real_group(MPI_Group h) { return handles().groups.real_of(h); }
-inline MPI_Datatype real_type(MPI_Datatype h) { return handles().types.real_of(h); }
-inline MPI_Op real_op(MPI_Op h) { return handles().ops.real_of(h); }
-inline MPI_Errhandler real_errhandler(MPI_Errhandler h) { return handles().errhandlers.real_of(h); }
-inline int real_keyval(int h) { return handles().keyvals.real_of(h); }
-inline MPI_Info real_info(MPI_Info h) { return handles().infos.real_of(h); }
+// handles pass unchanged; a stale c3 handle ends the job with a clear error). Forced inline, as
+// every wrapper calls them.
+#define C3_TRANSLATE [[gnu::always_inline]] inline
+C3_TRANSLATE MPI_Comm real_comm(MPI_Comm h) { return handles().comms.real_of(h); }
+C3_TRANSLATE MPI_Group real_group(MPI_Group h) { return handles().groups.real_of(h); }
+C3_TRANSLATE MPI_Datatype real_type(MPI_Datatype h) { return handles().types.real_of(h); }
+C3_TRANSLATE MPI_Op real_op(MPI_Op h) { return handles().ops.real_of(h); }
+C3_TRANSLATE MPI_Errhandler real_errhandler(MPI_Errhandler h) { return handles().errhandlers.real_of(h); }
+C3_TRANSLATE int real_keyval(int h) { return handles().keyvals.real_of(h); }
+C3_TRANSLATE MPI_Info real_info(MPI_Info h) { return handles().infos.real_of(h); }
 MPI_Request real_request(MPI_Request h);  // a native request (adopt_request) behind a c3 handle
 
-inline CommArg comm_arg(MPI_Comm h) { return CommArg{h, real_comm(h)}; }
-inline TypeArg type_arg(MPI_Datatype h) { return TypeArg{h, real_type(h)}; }
+C3_TRANSLATE CommArg comm_arg(MPI_Comm h) { return CommArg{h, real_comm(h)}; }
+C3_TRANSLATE TypeArg type_arg(MPI_Datatype h) { return TypeArg{h, real_type(h)}; }
+#undef C3_TRANSLATE
 
 // An array of datatypes, translated (MPI_Type_create_struct's types).
 class RealTypes {

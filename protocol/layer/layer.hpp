@@ -22,12 +22,13 @@ void leave_slow();  // ends Restore once the hook no longer uses the replay log
 
 class Entry {
  public:
-  Entry() : outermost_(g_depth++ == 0) {
+  // Forced inline: every wrapper opens one, and the generated wrappers make a large unit.
+  [[gnu::always_inline]] Entry() : outermost_(g_depth++ == 0) {
     if (!outermost_) return;
     g_hook_first_call = state().next_call;
     if (g_attention) enter_slow();
   }
-  ~Entry() {
+  [[gnu::always_inline]] ~Entry() {
     if (outermost_ && g_attention) leave_slow();
     --g_depth;
   }

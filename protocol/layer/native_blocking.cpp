@@ -62,13 +62,8 @@ Helper g_helper;
 
 }  // namespace
 
-NativeBlocking::NativeBlocking() : helping_(g_available && split::must_poll()) {
-  if (helping_) g_helper.begin();
-}
-
-NativeBlocking::~NativeBlocking() {
-  if (helping_) g_helper.end();
-}
+void NativeBlocking::begin_helping() { g_helper.begin(); }
+void NativeBlocking::end_helping() { g_helper.end(); }
 
 void set_helper_available(bool available) { g_available = available; }
 bool helper_available() { return g_available; }

@@ -7,24 +7,31 @@
 // thread is inside MPICH meanwhile and touches no c3 state, and the helper stops before the
 // call's wrapper goes on.
 #pragma once
+#include "messages/split_transfer.hpp"
 
 namespace c3::mpi {
-
-class NativeBlocking {
- public:
-  NativeBlocking();
-  ~NativeBlocking();
-  NativeBlocking(const NativeBlocking &) = delete;
-  NativeBlocking &operator=(const NativeBlocking &) = delete;
-
- private:
-  bool helping_;
-};
 
 // Whether MPI gave c3 MPI_THREAD_MULTIPLE (set at MPI initialization); without it, large
 // messages are not split (nothing would need the helper).
 void set_helper_available(bool available);
 bool helper_available();
 void stop_helper();  // MPI_Finalize
+
+class NativeBlocking {
+ public:
+  [[gnu::always_inline]] NativeBlocking() : helping_(split::must_poll() && helper_available()) {
+    if (helping_) begin_helping();
+  }
+  [[gnu::always_inline]] ~NativeBlocking() {
+    if (helping_) end_helping();
+  }
+  NativeBlocking(const NativeBlocking &) = delete;
+  NativeBlocking &operator=(const NativeBlocking &) = delete;
+
+ private:
+  static void begin_helping();
+  static void end_helping();
+  bool helping_;
+};
 
 }  // namespace c3::mpi

@@ -28,6 +28,8 @@ inline Request &request_of(MPI_Request handle) {
   invalid_request(handle);
 }
 MPI_Request new_request(Request::Kind kind, Request **out);
+// An empty record for a nonblocking collective's request (one a freed request left, if any).
+std::shared_ptr<CollectiveRecord> new_collective_record();
 void free_request(MPI_Request &handle);
 // MPI_Request_free of an active request: it completes inside c3 later.
 void orphan_request(MPI_Request &handle);

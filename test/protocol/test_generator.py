@@ -47,6 +47,9 @@ HEADER = textwrap.dedent("""\
                        MPI_Op op, MPI_Comm comm, MPI_Request *request);
     int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+    int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                      const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
     int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag,
                     MPI_Status *status);
     int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
@@ -90,7 +93,7 @@ class PrototypeParsing(unittest.TestCase):
                                  "MPI_Pcontrol", "MPI_Unnamed", "MPI_Init", "MPIX_Comm_revoke",
                                  "MPI_Comm_group", "MPI_Group_free", "MPI_Type_create_struct",
                                  "MPI_Allreduce", "MPI_Iallreduce", "MPI_Allreduce_init",
-                                 "MPI_Testany", "MPI_Request_get_status", "MPI_Waitsome"])
+                                 "MPI_Alltoallw", "MPI_Testany", "MPI_Request_get_status", "MPI_Waitsome"])
 
     def test_annotation_macros_and_attributes_are_dropped(self):
         send = prototypes_by_name()["MPI_Send"]
@@ -309,6 +312,39 @@ class Generation(unittest.TestCase):
                       "c3::mpi::real_type(datatype), c3::mpi::real_op(op), call.real_comm(), "
                       "real_request);\n", wrappers)
         self.assertIn("collective MPI_Allreduce\n", self.generate(table)["mpi_wrappers.txt"])
+        # Run mode: the blocking call goes to MPICH at once; the nonblocking one has no such path
+        # (its request must describe its result, should a checkpoint come before it completes).
+        run_mode = ("  MPI_Comm run_comm;\n"
+                    "  if (c3::mpi::coll::numbered_in_run_mode(comm, run_comm)) {\n"
+                    "    c3::mpi::NativeBlocking blocking;\n"
+                    "    return PMPI_Allreduce(sendbuf, recvbuf, count, c3::mpi::real_type(datatype), "
+                    "c3::mpi::real_op(op), run_comm);\n  }\n"
+                    "  c3::mpi::coll::Call call(")
+        self.assertIn(run_mode, wrappers)
+        self.assertEqual(wrappers.count("numbered_in_run_mode"), 1)
+
+    def test_collective_with_type_arrays_has_no_run_mode_path(self):
+        entry = textwrap.dedent("""\
+            role send_counts in  elements
+            role send_displs in  displacements
+            role send_types  in  types
+            role recv_counts in  elements
+            role recv_displs in  displacements
+            role recv_types  in  types
+            function MPI_Alltoallw  c  int  shape=Alltoallw
+                const void *          sendbuf       send_buf
+                const int             sendcounts[]  send_counts
+                const int             sdispls[]     send_displs
+                const MPI_Datatype    sendtypes[]   send_types
+                void *                recvbuf       recv_buf
+                const int             recvcounts[]  recv_counts
+                const int             rdispls[]     recv_displs
+                const MPI_Datatype    recvtypes[]   recv_types
+                MPI_Comm              comm          comm
+            """)
+        wrappers = self.generate(TABLE_HEAD + self.OBJECT_ROLES + entry)["mpi_table_wrappers.cpp"]
+        self.assertIn("call.real_send_types(), recvbuf", wrappers)
+        self.assertNotIn("numbered_in_run_mode", wrappers)
 
     def test_outcome_skeleton(self):
         table = textwrap.dedent("""\
