@@ -152,7 +152,7 @@ void invalid_request(MPI_Request handle) {
         " (not a live request; was it freed or never created?)");
 }
 
-// Free slots of the table, lowest last.
+// Free slots of the table, lowest last; each was reset when it was freed.
 std::vector<size_t> g_free_slots;
 std::vector<size_t> &free_slots() { return g_free_slots; }
 
@@ -162,7 +162,11 @@ void requests_restored() {
   g_free_slots.clear();
   for (size_t i = table.size(); i-- > 0;) {
     Request &r = table[i];
-    if (r.kind == Request::Kind::Free) g_free_slots.push_back(i);
+    if (r.kind == Request::Kind::Free) {
+      r.reset();  // free slots are kept reset (new_request relies on it)
+      g_free_slots.push_back(i);
+      continue;
+    }
     // The handles were built again (handles/recreate.cpp); a zombie communicator has its own.
     r.rcomm = handles().comms.find(r.comm) ? handles().comms.slot_real(r.comm) : r.comm;
     r.rtype = handles().types.find(r.type) ? handles().types.slot_real(r.type) : r.type;
@@ -182,10 +186,9 @@ MPI_Request new_request(Request::Kind kind, Request **out) {
   auto &table = state().requests;
   auto &slots = free_slots();
   size_t index = table.size();
-  if (!slots.empty()) {
+  if (!slots.empty()) {  // reset when it was freed
     index = slots.back();
     slots.pop_back();
-    table[index].reset();
   } else {
     if (table.size() >= kIndexMask) fatal("too many live MPI requests");
     table.emplace_back();
