@@ -7,6 +7,7 @@ void md_kick(struct md_system *s, double dt) {
 
 void md_drift(struct md_system *s, double dt) {
   for (int k = 0; k < 3 * s->n; ++k) s->pos[k] += dt * s->vel[k];
+  md_wrap(s->pos, 3 * s->n, s->box);
 }
 
 double md_kinetic(const struct md_system *s) {
