@@ -7,6 +7,10 @@
 //   3  split-calls                         reaching calls become statements of their own
 //   4  hoist-locals                        the frame record
 //   5  reentry-dispatch, rename-main       labels, dispatch, frame push/pop, main
+//
+// Parses are most of the precompiler's time on a large file, so none is made that cannot change
+// the result: a file without pragmas is summarized in the parse of stage 1 (which left it as it
+// was), and stages 3-5 are skipped for a file with no instrumented function and no main.
 #include "Pipeline.h"
 
 #include <functional>
@@ -89,6 +93,13 @@ void runPasses(const std::vector<std::unique_ptr<Pass>> &Passes, ASTContext &Ctx
   for (const auto &P : Passes) P->run(PC);
 }
 
+// Whether stages 3-5 would edit the file: only instrumented functions and main are theirs.
+bool hasReentryWork(const FileSummary &File, const ReachInfo &Reach) {
+  for (const auto &F : File.Functions)
+    if (F.Key == "main" || Reach.instruments(F.Key)) return true;
+  return false;
+}
+
 std::string stageName(const std::string &Input) {
   // Parsed as preprocessed C whatever the input is called.
   std::string Base = Input.substr(Input.find_last_of('/') + 1);
@@ -102,7 +113,9 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
   bool AllOk = true;
   std::vector<std::string> Texts(Inputs.size());
 
-  // Stage 1: pragma sites.
+  // Stage 1: pragma sites; a file it leaves unchanged gets its call-graph summary here.
+  std::vector<FileSummary> Summaries(Inputs.size());
+  std::vector<bool> Summarized(Inputs.size(), false);
   for (size_t I = 0; I < Inputs.size(); ++I) {
     std::vector<PragmaUse> Pragmas;
     auto Pass = createPragmaSitesPass(Pragmas);
@@ -112,6 +125,9 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
                          ReachInfo None;
                          PassContext PC{Ctx, R, Source, None, unsigned(I)};
                          Pass->run(PC);
+                         if (R.getRewriteBufferFor(Ctx.getSourceManager().getMainFileID())) return;
+                         Summaries[I] = summarize(Ctx, unsigned(I));
+                         Summarized[I] = true;
                        },
                        Texts[I], &Pragmas);
     AllOk = AllOk && Ok;
@@ -123,8 +139,8 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
   }
 
   // Reachability over all files given together.
-  std::vector<FileSummary> Summaries(Inputs.size());
   for (size_t I = 0; I < Inputs.size(); ++I) {
+    if (Summarized[I]) continue;
     std::string Unused;
     AllOk &= runStage(Texts[I], stageName(Inputs[I].Name), Options,
                       [&](ASTContext &Ctx, Rewriter &) { Summaries[I] = summarize(Ctx, unsigned(I)); },
@@ -147,7 +163,9 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
   Stages.back().push_back(createRenameMainPass());
 
   for (size_t I = 0; I < Inputs.size() && AllOk; ++I) {
-    for (const auto &Stage : Stages) {
+    const size_t StageCount = hasReentryWork(Summaries[I], Reach) ? Stages.size() : 1;
+    for (size_t S = 0; S < StageCount; ++S) {
+      const auto &Stage = Stages[S];
       std::string Next;
       bool Ok = runStage(Texts[I], stageName(Inputs[I].Name), Options,
                          [&](ASTContext &Ctx, Rewriter &R) {

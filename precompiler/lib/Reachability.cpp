@@ -176,9 +176,12 @@ ReachInfo::ReachInfo(const std::vector<FileSummary> &Files, bool WholeProgram)
 
 bool ReachInfo::reaches(const std::string &Key) const { return Reaching.count(Key) != 0; }
 
+bool ReachInfo::instruments(const std::string &Key) const {
+  return reaches(Key) && !Excluded.count(Key);
+}
+
 bool ReachInfo::isInstrumented(const FunctionDecl *FD, unsigned FileIndex) const {
-  std::string Key = functionKey(FD, FileIndex);
-  return FD->doesThisDeclarationHaveABody() && reaches(Key) && !Excluded.count(Key);
+  return FD->doesThisDeclarationHaveABody() && instruments(functionKey(FD, FileIndex));
 }
 
 bool ReachInfo::isReachingCall(const CallExpr *Call, unsigned FileIndex) const {

@@ -48,6 +48,8 @@ class ReachInfo {
   ReachInfo(const std::vector<FileSummary> &Files, bool WholeProgram);
 
   bool reaches(const std::string &Key) const;
+  // Reaches and is not left uninstrumented (the function of that key, if it has a body).
+  bool instruments(const std::string &Key) const;
   bool isInstrumented(const clang::FunctionDecl *FD, unsigned FileIndex) const;
   // Is this call possibly reaching a checkpoint (and so a call site to instrument)?
   bool isReachingCall(const clang::CallExpr *Call, unsigned FileIndex) const;
