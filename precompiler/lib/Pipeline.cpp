@@ -10,7 +10,8 @@
 //
 // Parses are most of the precompiler's time on a large file, so none is made that cannot change
 // the result: a file without pragmas is summarized in the parse of stage 1 (which left it as it
-// was), and stages 3-5 are skipped for a file with no instrumented function and no main.
+// was); a file precompiled alone runs stage 2 in the parse that summarizes it; and stages 3-5
+// are skipped for a file with no instrumented function and no main.
 #include "Pipeline.h"
 
 #include <functional>
@@ -113,42 +114,7 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
   bool AllOk = true;
   std::vector<std::string> Texts(Inputs.size());
 
-  // Stage 1: pragma sites; a file it leaves unchanged gets its call-graph summary here.
-  std::vector<FileSummary> Summaries(Inputs.size());
-  std::vector<bool> Summarized(Inputs.size(), false);
-  for (size_t I = 0; I < Inputs.size(); ++I) {
-    std::vector<PragmaUse> Pragmas;
-    auto Pass = createPragmaSitesPass(Pragmas);
-    bool Ok = runStage(Inputs[I].Text, stageName(Inputs[I].Name), Options,
-                       [&](ASTContext &Ctx, Rewriter &R) {
-                         SourceText Source(Ctx);
-                         ReachInfo None;
-                         PassContext PC{Ctx, R, Source, None, unsigned(I)};
-                         Pass->run(PC);
-                         if (R.getRewriteBufferFor(Ctx.getSourceManager().getMainFileID())) return;
-                         Summaries[I] = summarize(Ctx, unsigned(I));
-                         Summarized[I] = true;
-                       },
-                       Texts[I], &Pragmas);
-    AllOk = AllOk && Ok;
-  }
-  if (!AllOk) return false;
-  if (Options.StopAfterPragmas) {
-    Outputs = Texts;
-    return true;
-  }
-
-  // Reachability over all files given together.
-  for (size_t I = 0; I < Inputs.size(); ++I) {
-    if (Summarized[I]) continue;
-    std::string Unused;
-    AllOk &= runStage(Texts[I], stageName(Inputs[I].Name), Options,
-                      [&](ASTContext &Ctx, Rewriter &) { Summaries[I] = summarize(Ctx, unsigned(I)); },
-                      Unused);
-  }
-  if (!AllOk) return false;
-  ReachInfo Reach(Summaries, Options.WholeProgram);
-
+  // Stages 2-5.
   std::vector<std::vector<std::unique_ptr<Pass>>> Stages;
   Stages.emplace_back();
   Stages.back().push_back(createCheckUnsupportedPass());
@@ -162,9 +128,59 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
   Stages.back().push_back(createReentryDispatchPass());
   Stages.back().push_back(createRenameMainPass());
 
+  // A file's summary is taken from the text stage 2 starts from. Alone (one file, as with
+  // c3cc -c), its reachability needs no other file, so stage 2 runs in that same parse.
+  const bool Alone = Inputs.size() == 1;
+  std::vector<FileSummary> Summaries(Inputs.size());
+  std::vector<bool> Summarized(Inputs.size(), false), Stage2Done(Inputs.size(), false);
+  ReachInfo Reach;
+  auto summarizeFile = [&](size_t I, ASTContext &Ctx, Rewriter &R) {
+    Summaries[I] = summarize(Ctx, unsigned(I));
+    Summarized[I] = true;
+    if (!Alone) return;
+    Reach = ReachInfo(Summaries, Options.WholeProgram);
+    runPasses(Stages[0], Ctx, R, Reach, unsigned(I));
+    Stage2Done[I] = true;
+  };
+
+  // Stage 1: pragma sites; a file it leaves unchanged is summarized in the same parse.
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    std::vector<PragmaUse> Pragmas;
+    auto Pass = createPragmaSitesPass(Pragmas);
+    bool Ok = runStage(Inputs[I].Text, stageName(Inputs[I].Name), Options,
+                       [&](ASTContext &Ctx, Rewriter &R) {
+                         SourceText Source(Ctx);
+                         ReachInfo None;
+                         PassContext PC{Ctx, R, Source, None, unsigned(I)};
+                         Pass->run(PC);
+                         if (Options.StopAfterPragmas ||
+                             R.getRewriteBufferFor(Ctx.getSourceManager().getMainFileID()))
+                           return;
+                         summarizeFile(I, Ctx, R);
+                       },
+                       Texts[I], &Pragmas);
+    AllOk = AllOk && Ok;
+  }
+  if (!AllOk) return false;
+  if (Options.StopAfterPragmas) {
+    Outputs = Texts;
+    return true;
+  }
+
+  // Reachability over all files given together.
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    if (Summarized[I]) continue;
+    std::string Next;
+    AllOk &= runStage(Texts[I], stageName(Inputs[I].Name), Options,
+                      [&](ASTContext &Ctx, Rewriter &R) { summarizeFile(I, Ctx, R); }, Next);
+    if (Stage2Done[I]) Texts[I] = std::move(Next);
+  }
+  if (!AllOk) return false;
+  if (!Alone) Reach = ReachInfo(Summaries, Options.WholeProgram);
+
   for (size_t I = 0; I < Inputs.size() && AllOk; ++I) {
     const size_t StageCount = hasReentryWork(Summaries[I], Reach) ? Stages.size() : 1;
-    for (size_t S = 0; S < StageCount; ++S) {
+    for (size_t S = Stage2Done[I] ? 1 : 0; S < StageCount; ++S) {
       const auto &Stage = Stages[S];
       std::string Next;
       bool Ok = runStage(Texts[I], stageName(Inputs[I].Name), Options,
