@@ -10,8 +10,9 @@
 //
 // Parses are most of the precompiler's time on a large file, so none is made that cannot change
 // the result: a file without pragmas is summarized in the parse of stage 1 (which left it as it
-// was); a file precompiled alone runs stage 2 in the parse that summarizes it; and stages 3-5
-// are skipped for a file with no instrumented function and no main.
+// was); a file precompiled alone runs stage 2 in the parse that summarizes it; a stage that
+// leaves the text unchanged hands its parse to the next stage; and stages 3-5 are skipped for a
+// file with no instrumented function and no main.
 #include "Pipeline.h"
 
 #include <functional>
@@ -128,19 +129,36 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
   Stages.back().push_back(createReentryDispatchPass());
   Stages.back().push_back(createRenameMainPass());
 
+  std::vector<FileSummary> Summaries(Inputs.size());
+  ReachInfo Reach;
+
+  // Runs stages From.. of file I on one parse for as long as they leave the text unchanged (the
+  // next stage would parse the same text again); returns how many ran.
+  auto runChained = [&](size_t I, size_t From, size_t Count, ASTContext &Ctx, Rewriter &R) {
+    const FileID Main = Ctx.getSourceManager().getMainFileID();
+    size_t Ran = 0;
+    for (size_t S = From; S < Count; ++S) {
+      runPasses(Stages[S], Ctx, R, Reach, unsigned(I));
+      ++Ran;
+      if (R.getRewriteBufferFor(Main) || Ctx.getDiagnostics().hasErrorOccurred()) break;
+    }
+    return Ran;
+  };
+  auto stageCount = [&](size_t I) {
+    return hasReentryWork(Summaries[I], Reach) ? Stages.size() : size_t(1);
+  };
+
   // A file's summary is taken from the text stage 2 starts from. Alone (one file, as with
   // c3cc -c), its reachability needs no other file, so stage 2 runs in that same parse.
   const bool Alone = Inputs.size() == 1;
-  std::vector<FileSummary> Summaries(Inputs.size());
-  std::vector<bool> Summarized(Inputs.size(), false), Stage2Done(Inputs.size(), false);
-  ReachInfo Reach;
+  std::vector<bool> Summarized(Inputs.size(), false);
+  std::vector<size_t> StagesDone(Inputs.size(), 0);
   auto summarizeFile = [&](size_t I, ASTContext &Ctx, Rewriter &R) {
     Summaries[I] = summarize(Ctx, unsigned(I));
     Summarized[I] = true;
     if (!Alone) return;
     Reach = ReachInfo(Summaries, Options.WholeProgram);
-    runPasses(Stages[0], Ctx, R, Reach, unsigned(I));
-    Stage2Done[I] = true;
+    StagesDone[I] = runChained(I, 0, stageCount(I), Ctx, R);
   };
 
   // Stage 1: pragma sites; a file it leaves unchanged is summarized in the same parse.
@@ -173,25 +191,24 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
     std::string Next;
     AllOk &= runStage(Texts[I], stageName(Inputs[I].Name), Options,
                       [&](ASTContext &Ctx, Rewriter &R) { summarizeFile(I, Ctx, R); }, Next);
-    if (Stage2Done[I]) Texts[I] = std::move(Next);
+    if (StagesDone[I]) Texts[I] = std::move(Next);
   }
   if (!AllOk) return false;
   if (!Alone) Reach = ReachInfo(Summaries, Options.WholeProgram);
 
   for (size_t I = 0; I < Inputs.size() && AllOk; ++I) {
-    const size_t StageCount = hasReentryWork(Summaries[I], Reach) ? Stages.size() : 1;
-    for (size_t S = Stage2Done[I] ? 1 : 0; S < StageCount; ++S) {
-      const auto &Stage = Stages[S];
+    const size_t Count = stageCount(I);
+    for (size_t S = StagesDone[I]; S < Count;) {
       std::string Next;
+      size_t Ran = 0;
       bool Ok = runStage(Texts[I], stageName(Inputs[I].Name), Options,
-                         [&](ASTContext &Ctx, Rewriter &R) {
-                           runPasses(Stage, Ctx, R, Reach, unsigned(I));
-                         },
+                         [&](ASTContext &Ctx, Rewriter &R) { Ran = runChained(I, S, Count, Ctx, R); },
                          Next);
-      if (!Ok) {
+      if (!Ok || Ran == 0) {
         AllOk = false;
         break;
       }
+      S += Ran;
       Texts[I] = std::move(Next);
     }
   }
