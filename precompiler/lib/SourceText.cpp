@@ -28,6 +28,10 @@ unsigned SourceText::begin(const Stmt *S) const {
   return Ctx.getSourceManager().getFileOffset(S->getBeginLoc());
 }
 
+unsigned SourceText::offset(SourceLocation Loc) const {
+  return Ctx.getSourceManager().getFileOffset(Loc);
+}
+
 unsigned SourceText::end(const Stmt *S) const {
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation After = Lexer::getLocForEndOfToken(S->getEndLoc(), 0, SM, Ctx.getLangOpts());

@@ -15,6 +15,7 @@ class SourceText {
   explicit SourceText(clang::ASTContext &Ctx);
 
   unsigned begin(const clang::Stmt *S) const;
+  unsigned offset(clang::SourceLocation Loc) const;
   // Offset just past the last token of S.
   unsigned end(const clang::Stmt *S) const;
   // Like end(), but includes the ';' that terminates S when S is a statement that has one

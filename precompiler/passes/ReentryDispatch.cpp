@@ -1,11 +1,13 @@
 // Makes an instrumented function re-enterable. At entry the frame record is pushed on the
-// runtime's frame chain; during a restart it is restored and control jumps to the call site that
-// was active at the checkpoint. Every call site (a statement `call;` or `lhs = call;` left by
-// split-calls) gets a number and a label; every exit pops the frame.
+// runtime's frame chain; during a restart it is restored and control jumps to the label of the
+// call site that was active at the checkpoint (hoist-locals numbered and labelled the sites).
+// Each site's call announces its callee, so the callee knows it was entered by a call that a
+// restart replays; every exit pops the frame.
 #include <functional>
+#include <map>
 
 #include "Pass.h"
-#include "Store.h"
+#include "Sites.h"
 #include "Substatements.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
@@ -23,19 +25,17 @@ class ReentryDispatchPass : public Pass {
   }
 
  private:
-  // The reaching call of a site statement, or null.
-  static const CallExpr *siteCall(PassContext &PC, const Stmt *S) {
-    if (const CallExpr *Copied = copiedCall(S)) return PC.isReachingCall(Copied) ? Copied : nullptr;
-    const auto *E = dyn_cast<Expr>(S);
-    if (!E) return nullptr;
-    E = E->IgnoreParens();
-    if (const auto *Cast = dyn_cast<CStyleCastExpr>(E))
-      if (Cast->getType()->isVoidType()) E = Cast->getSubExpr()->IgnoreParens();
-    if (const auto *Assign = dyn_cast<BinaryOperator>(E))
-      if (Assign->getOpcode() == BO_Assign) E = Assign->getRHS()->IgnoreParenImpCasts();
-    const auto *Call = dyn_cast<CallExpr>(E);
-    return Call && PC.isReachingCall(Call) ? Call : nullptr;
-  }
+  // The labels hoist-locals put at the sites: `__c3_L<number>`.
+  class SiteLabels : public RecursiveASTVisitor<SiteLabels> {
+   public:
+    bool VisitLabelStmt(LabelStmt *L) {
+      StringRef Name = L->getName();
+      unsigned Number = 0;
+      if (Name.consume_front("__c3_L") && !Name.getAsInteger(10, Number)) Numbers[Number] = L->getName();
+      return true;
+    }
+    std::map<unsigned, std::string> Numbers;
+  };
 
   // rename-main runs in the same stage: generated text must already use main's new name.
   static std::string ownName(const FunctionDecl *FD) {
@@ -52,24 +52,24 @@ class ReentryDispatchPass : public Pass {
     const auto *Body = cast<CompoundStmt>(FD->getBody());
     Rewriter &R = PC.Rewrite;
     const SourceText &Src = PC.Source;
-    unsigned Sites = 0;
-    std::string Dispatch;
 
     std::function<void(const Stmt *, bool)> Walk = [&](const Stmt *S, bool InBlock) {
       if (!S) return;
       if (const CallExpr *Call = siteCall(PC, S)) {
-        unsigned Id = ++Sites;
-        std::string Label = "__c3_L" + std::to_string(Id);
-        Dispatch += " case " + std::to_string(Id) + ": goto " + Label + ";";
-        bool IsPragma = Call->getDirectCallee() && isCheckpointSite(Call->getDirectCallee());
-        std::string Before = "__c3_fr.h.site = " + std::to_string(Id) + "; " + Label + ": " +
-                             (IsPragma ? "" : "__c3_call_expected = (__c3_function)(" + calleeText(PC, Call) + "); ");
-        if (!InBlock) Before = "{ " + Before;
-        R.InsertTextBefore(S->getBeginLoc(), Before);
-        if (!InBlock) R.InsertTextAfter(Src.location(Src.fullEnd(S)), " }");
+        if (Call->getDirectCallee() && isCheckpointSite(Call->getDirectCallee())) return;
+        std::string Announce = "__c3_call_expected = (__c3_function)(" + calleeText(PC, Call) + "); ";
+        if (InBlock) {
+          R.InsertTextBefore(S->getBeginLoc(), Announce);
+        } else {
+          R.InsertTextBefore(S->getBeginLoc(), "{ " + Announce);
+          R.InsertTextAfter(Src.location(Src.fullEnd(S)), " }");
+        }
         return;
       }
       if (isa<Expr>(S)) return;
+      // Text right after a site's label is still under that label.
+      if (const auto *Label = dyn_cast<LabelStmt>(S))
+        if (StringRef(Label->getName()).startswith("__c3_L")) return Walk(Label->getSubStmt(), true);
       if (const auto *Ret = dyn_cast<ReturnStmt>(S)) {
         R.InsertTextBefore(Ret->getBeginLoc(), "{ __c3_top = __c3_fr.h.prev; ");
         R.InsertTextAfter(Src.location(Src.fullEnd(Ret)), " }");
@@ -82,6 +82,12 @@ class ReentryDispatchPass : public Pass {
     if (It == Body->body_end() || !isa<DeclStmt>(*It)) return;
     const Stmt *Record = *It;
     for (++It; It != Body->body_end(); ++It) Walk(*It, true);
+
+    SiteLabels Labels;
+    Labels.TraverseStmt(const_cast<CompoundStmt *>(Body));
+    std::string Dispatch;
+    for (const auto &[Number, Label] : Labels.Numbers)
+      Dispatch += " case " + std::to_string(Number) + ": goto " + Label + ";";
 
     std::string Entry =
         " __c3_fr.h.prev = __c3_top; __c3_fr.h.site = 0; __c3_fr.h.size = sizeof __c3_fr;"

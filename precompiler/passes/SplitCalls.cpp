@@ -342,6 +342,7 @@ class FunctionSplitter {
       bool AllPlain = true;
       for (const Decl *D : DS->decls()) {
         const auto *VD = dyn_cast<VarDecl>(D);
+        if (!VD || !VD->hasLocalStorage()) AllPlain = false;  // e.g. a function declarator
         if (VD && VD->hasInit() && containsReachingCall(VD->getInit()) &&
             !(VD->hasLocalStorage() && isCanonicalCall(VD->getInit())))
           AllPlain = false;

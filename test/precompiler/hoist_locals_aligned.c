@@ -6,7 +6,7 @@
 
 int printf(const char *, ...);
 
-// CHECK-LABEL: int __c3_user_main(void) { struct __c3_frame_main { struct __c3_frame h; char pad; char buf[64] __attribute__((aligned(64))); int words[8] __attribute__((aligned(32))); int aligned; } __c3_fr; {{.*}}
+// CHECK-LABEL: int __c3_user_main(void) { struct __c3_frame_main { struct __c3_frame h; char buf[64] __attribute__((aligned(64))); int words[8] __attribute__((aligned(32))); int aligned; } __c3_fr; {{.*}}
 int main(void) {
   char pad = 1;
   _Alignas(64) char buf[64];

@@ -9,7 +9,7 @@ int printf(const char *, ...);
 // CHECK-LABEL: int __c3_user_main(void) { struct __c3_frame_main { struct __c3_frame h; int total; int i; } __c3_fr; {{.*}}
 // CHECK-NEXT: enum { ROUNDS = 4, STEP = 3 };
 // CHECK-NEXT: struct sample { char bytes[12]; };
-// CHECK-NEXT: __c3_fr.total = (int)sizeof(struct sample);
+// CHECK-NEXT: int total = (int)sizeof(struct sample);
 int main(void) {
   enum { ROUNDS = 4, STEP = 3 };
   struct sample { char bytes[12]; };

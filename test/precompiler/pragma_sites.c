@@ -12,18 +12,18 @@ void work(int);
 void sites(int n) {
 #pragma ccc_checkpoint
   // PRAGMA-NEXT: {{^}}__c3_checkpoint_site(0, "pragma_sites.c:[[@LINE-1]]");{{$}}
-  // CHECK: {{^}}__c3_fr.h.site = 1; __c3_L1: __c3_checkpoint_site(0, "pragma_sites.c:[[@LINE-2]]");{{$}}
+  // CHECK: {{^}}__builtin_memcpy(&__c3_fr.n, &n, sizeof __c3_fr.n); __c3_fr.h.site = 1; __c3_L1: n = __c3_fr.n; __c3_checkpoint_site(0, "pragma_sites.c:[[@LINE-2]]");{{$}}
   work(n);
 #pragma ccc_checkpoint force
   // PRAGMA: {{^}}__c3_checkpoint_site(1, "pragma_sites.c:[[@LINE-1]]");{{$}}
-  // CHECK: {{^}}__c3_fr.h.site = 3; __c3_L3: __c3_checkpoint_site(1, "pragma_sites.c:[[@LINE-2]]");{{$}}
+  // CHECK: {{^}}__builtin_memcpy(&__c3_fr.n, &n, sizeof __c3_fr.n); __c3_fr.h.site = 3; __c3_L3: n = __c3_fr.n; __c3_checkpoint_site(1, "pragma_sites.c:[[@LINE-2]]");{{$}}
   switch (n) {
   case 1:
 #pragma ccc_checkpoint
     // Right after a case label: the site is the case's statement, braced once it has a label.
     // PRAGMA: {{^}}  case 1:{{$}}
     // PRAGMA-NEXT: {{^}}__c3_checkpoint_site(0, "pragma_sites.c:[[@LINE-3]]");{{$}}
-    // CHECK: {{^}}{ __c3_fr.h.site = 4; __c3_L4: __c3_checkpoint_site(0, "pragma_sites.c:[[@LINE-4]]"); }{{$}}
+    // CHECK: {{^}}{ __builtin_memcpy(&__c3_fr.n, &n, sizeof __c3_fr.n); __c3_fr.h.site = 4; __c3_L4: n = __c3_fr.n; __c3_checkpoint_site(0, "pragma_sites.c:[[@LINE-4]]"); }{{$}}
     work(1);
     break;
   }
@@ -32,13 +32,13 @@ again:
   // PRAGMA: {{^}}again:{{$}}
   // PRAGMA-NEXT: {{^}}__c3_checkpoint_site(0, "pragma_sites.c:[[@LINE-2]]");{{$}}
   // CHECK: {{^}}again:{{$}}
-  // CHECK-NEXT: {{^}}{ __c3_fr.h.site = 6; __c3_L6: __c3_checkpoint_site(0, "pragma_sites.c:[[@LINE-4]]"); }{{$}}
+  // CHECK-NEXT: {{^}}{ __builtin_memcpy(&__c3_fr.n, &n, sizeof __c3_fr.n); __c3_fr.h.site = 6; __c3_L6: n = __c3_fr.n; __c3_checkpoint_site(0, "pragma_sites.c:[[@LINE-4]]"); }{{$}}
   if (n-- > 0) goto again;
   if (n) {
     {
 #pragma ccc_checkpoint force
       // PRAGMA: {{^}}__c3_checkpoint_site(1, "pragma_sites.c:[[@LINE-1]]");{{$}}
-      // CHECK: {{^}}__c3_fr.h.site = 7; __c3_L7: __c3_checkpoint_site(1, "pragma_sites.c:[[@LINE-2]]");{{$}}
+      // CHECK: {{^}}__builtin_memcpy(&__c3_fr.n, &n, sizeof __c3_fr.n); __c3_fr.h.site = 7; __c3_L7: n = __c3_fr.n; __c3_checkpoint_site(1, "pragma_sites.c:[[@LINE-2]]");{{$}}
     }
   }
   // No pragma text survives.

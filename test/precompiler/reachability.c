@@ -37,7 +37,7 @@ int calls_pure(int n) {
 }
 
 // PERFILE-LABEL: int calls_helper(int n) { struct __c3_frame_calls_helper {{.*}}
-// PERFILE-NEXT: { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(helper); __c3_fr.{{__c3_t[0-9]+}} = helper(__c3_fr.n); {{.*}}
+// PERFILE-NEXT: { int {{__c3_t[0-9]+}}; {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(helper); {{__c3_t[0-9]+}} = helper(n); {{.*}}
 // WHOLE-LABEL: int calls_helper(int n) {
 // WHOLE-NEXT: return helper(n);
 // WHOLE-NEXT: }
@@ -60,7 +60,7 @@ int calls_local(int n) {
 // Nothing whose address is taken reaches a checkpoint (pure is not local_site), so with the
 // whole program calls through pointers reach nothing.
 // PERFILE-LABEL: int indirect(int (*fp)(int), int n) { struct __c3_frame_indirect {{.*}}
-// PERFILE-NEXT: { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(__c3_fr.fp); __c3_fr.{{__c3_t[0-9]+}} = __c3_fr.fp(__c3_fr.n); {{.*}}
+// PERFILE-NEXT: { int {{__c3_t[0-9]+}}; {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(fp); {{__c3_t[0-9]+}} = fp(n); {{.*}}
 // PERFILE-LABEL: int table_user(int n) { struct __c3_frame_table_user {{.*}}
 // WHOLE-LABEL: int indirect(int (*fp)(int), int n) {
 // WHOLE-NEXT: return fp(n);

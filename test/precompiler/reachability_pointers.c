@@ -8,7 +8,7 @@ void checkpoint_here(void) {
 }
 
 // CHECK-LABEL: int apply(int (*fn)(int), int n) { struct __c3_frame_apply {{.*}}
-// CHECK-NEXT: { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(__c3_fr.fn); __c3_fr.[[T:__c3_t[0-9]+]] = __c3_fr.fn(__c3_fr.n); { __c3_top = __c3_fr.h.prev; return __c3_fr.[[T]]; } }
+// CHECK-NEXT: { int [[T:__c3_t[0-9]+]]; {{.*}}__c3_fr.h.site = 1; __c3_L1: fn = __c3_fr.fn; n = __c3_fr.n; __c3_call_expected = (__c3_function)(fn); [[T]] = fn(n); { __c3_top = __c3_fr.h.prev; return [[T]]; } }
 int apply(int (*fn)(int), int n) {
   return fn(n);
 }
@@ -29,7 +29,7 @@ int pure(int n) {
 // Naming a function outside a call takes its address; pure(n) stays a plain call (evaluated
 // before apply, as an argument with side effects).
 // CHECK-LABEL: int run(int n) { struct __c3_frame_run {{.*}}
-// CHECK-NEXT: ; ; ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(apply); __c3_fr.[[A:__c3_t[0-9]+]] = apply(callback, __c3_fr.n); __c3_fr.[[P:__c3_t[0-9]+]] = pure(__c3_fr.n); __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(apply); __c3_fr.[[B:__c3_t[0-9]+]] = apply(pure, __c3_fr.[[P]]); __c3_fr.r = __c3_fr.[[A]] + __c3_fr.[[B]];
+// CHECK-NEXT: int [[A:__c3_t[0-9]+]]; int [[P:__c3_t[0-9]+]]; int [[B:__c3_t[0-9]+]]; {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(apply); [[A]] = apply(callback, n); [[P]] = pure(n); {{.*}}__c3_fr.h.site = 2; __c3_L2: {{.*}}__c3_call_expected = (__c3_function)(apply); [[B]] = apply(pure, [[P]]); int r = [[A]] + [[B]];
 int run(int n) {
   int r = apply(callback, n) + apply(pure, pure(n));
   return r;

@@ -38,19 +38,18 @@ static struct node *push(struct node *list, const char *name) {
 }
 
 // CHECK-LABEL: int __c3_user_main(void) {{.*}}
-// CHECK-NEXT: __c3_fr.list = push(push(push(((void*)0), "three"), "two"), "one");
-// CHECK-NEXT: __c3_fr.text = __c3_malloc(16);
-// CHECK-NEXT: __c3_fr.text = __c3_realloc(__c3_fr.text, 64);
-// CHECK-NEXT: __c3_fr.copy = __c3_strndup("abcdef", 3);
-// CHECK-NEXT: ;
+// CHECK-NEXT: struct node *list = push(push(push(((void*)0), "three"), "two"), "one");
+// CHECK-NEXT: char *text = __c3_malloc(16);
+// CHECK-NEXT: text = __c3_realloc(text, 64);
+// CHECK-NEXT: char *copy = __c3_strndup("abcdef", 3);
+// CHECK-NEXT: void *spare;
 // CHECK-NEXT: if (__c3_posix_memalign(&__c3_fr.aligned, 64, 128) != 0) { __c3_top = __c3_fr.h.prev; return 1; }
-// CHECK-NEXT: __c3_fr.other = __c3_aligned_alloc(64, 64);
-// CHECK-NEXT: __c3_fr.usable = __c3_malloc_usable_size(__c3_fr.text);
-// Through the table and the pointer: calls of unknown targets, so call sites.
-// CHECK-NEXT: __c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: __c3_call_expected = (__c3_function)(table.malloc); __c3_fr.spare = table.malloc(8);
-// CHECK-NEXT: __c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: __c3_call_expected = (__c3_function)(table.free); table.free(__c3_fr.spare);
-// CHECK-NEXT: __c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: __c3_call_expected = (__c3_function)(alloc_fn); __c3_fr.spare = alloc_fn(8);
-// CHECK-NEXT: __c3_free(__c3_fr.spare);
+// CHECK-NEXT: void *other = __c3_aligned_alloc(64, 64);
+// CHECK-NEXT: size_t usable = __c3_malloc_usable_size(text);
+// CHECK-NEXT: {{.*}}__c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: {{.*}}__c3_call_expected = (__c3_function)(table.malloc); spare = table.malloc(8);
+// CHECK-NEXT: {{.*}}__c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: {{.*}}__c3_call_expected = (__c3_function)(table.free); table.free(spare);
+// CHECK-NEXT: {{.*}}__c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: {{.*}}__c3_call_expected = (__c3_function)(alloc_fn); spare = alloc_fn(8);
+// CHECK-NEXT: __c3_free(spare);
 // CHECK-NOT: {{.*[^_]}}malloc({{.*}}
 // CHECK-NOT: {{.*[ (]}}free({{.*}}
 int main(void) {

@@ -19,11 +19,11 @@ int step(int n) {
 }
 
 // CHECK-LABEL: int if_condition(int n) { struct __c3_frame_if_condition {{.*}}
-// CHECK-NEXT: __c3_fr.r = 0;
-// CHECK-NEXT: { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.n); if (__c3_fr.[[T]] > 2)
-// CHECK-NEXT: __c3_fr.r = 1;
-// CHECK-NEXT: else { ; __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(step); __c3_fr.[[U:__c3_t[0-9]+]] = step(__c3_fr.r); if (__c3_fr.[[U]] == 1)
-// CHECK-NEXT: __c3_fr.r = 2; } }
+// CHECK-NEXT: int r = 0;
+// CHECK-NEXT: { int __c3_t2; {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(step); __c3_t2 = step(n); if (__c3_t2 > 2)
+// CHECK-NEXT: r = 1;
+// CHECK-NEXT: else { int __c3_t1; {{.*}}__c3_fr.h.site = 2; __c3_L2: {{.*}}__c3_call_expected = (__c3_function)(step); __c3_t1 = step(r); if (__c3_t1 == 1)
+// CHECK-NEXT: r = 2; } }
 int if_condition(int n) {
   int r = 0;
   if (step(n) > 2)
@@ -35,10 +35,10 @@ int if_condition(int n) {
 
 // A while loop becomes `for (;;)` with the test first in its body.
 // CHECK-LABEL: int while_condition(int i) { struct __c3_frame_while_condition {{.*}}
-// CHECK-NEXT: __c3_fr.r = 0;
-// CHECK-NEXT: for (;;) { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.i); if (!(__c3_fr.[[T]] < 5)) break; {
-// CHECK-NEXT: if (++__c3_fr.i == 2) continue;
-// CHECK-NEXT: __c3_fr.r += __c3_fr.i;
+// CHECK-NEXT: int r = 0;
+// CHECK-NEXT: for (;;) { int __c3_t1; {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(step); __c3_t1 = step(i); if (!(__c3_t1 < 5)) break; {
+// CHECK-NEXT: if (++i == 2) continue;
+// CHECK-NEXT: r += i;
 // CHECK-NEXT: } }
 int while_condition(int i) {
   int r = 0;
@@ -52,11 +52,11 @@ int while_condition(int i) {
 // A do-while tests at the top of every iteration but the first; the flag is cleared in the
 // loop's increment, so `continue` reaches the test.
 // CHECK-LABEL: int do_condition(int i) { struct __c3_frame_do_condition {{.*}}
-// CHECK-NEXT: __c3_fr.r = 0;
-// CHECK-NEXT: { ; ; __c3_fr.[[FIRST:__c3_t[0-9]+]] = 1; for (;; __c3_fr.[[FIRST]] = 0) { if (!__c3_fr.[[FIRST]]) { __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.i); if (!(__c3_fr.[[T]] < 4)) break; } {
-// CHECK-NEXT: __c3_fr.r += __c3_fr.i;
-// CHECK-NEXT: if (__c3_fr.i++ == 1) continue;
-// CHECK-NEXT: __c3_fr.r *= 2;
+// CHECK-NEXT: int r = 0;
+// CHECK-NEXT: { int __c3_t1; int __c3_t2; __c3_t1 = 1; for (;; __c3_t1 = 0) { if (!__c3_t1) { {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(step); __c3_t2 = step(i); if (!(__c3_t2 < 4)) break; } {
+// CHECK-NEXT: r += i;
+// CHECK-NEXT: if (i++ == 1) continue;
+// CHECK-NEXT: r *= 2;
 // CHECK-NEXT: } } }
 int do_condition(int i) {
   int r = 0;
@@ -71,10 +71,10 @@ int do_condition(int i) {
 // All three parts of a for: the init runs before the loop, the increment (skipped on the first
 // iteration) and then the condition at the top of the body.
 // CHECK-LABEL: int for_loop(int n) { struct __c3_frame_for_loop {{.*}}
-// CHECK-NEXT: __c3_fr.r = 0;
-// CHECK-NEXT: { ; ; ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.i = step(0); __c3_fr.[[FIRST:__c3_t[0-9]+]] = 1; for (; ; __c3_fr.[[FIRST]] = 0) { if (!__c3_fr.[[FIRST]]) { __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(step); __c3_fr.[[INC:__c3_t[0-9]+]] = step(__c3_fr.i); __c3_fr.i += __c3_fr.[[INC]]; } __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = (__c3_function)(step); __c3_fr.[[COND:__c3_t[0-9]+]] = step(__c3_fr.n); if (!(__c3_fr.i < __c3_fr.[[COND]])) break; {
-// CHECK-NEXT: if (__c3_fr.i == 2) continue;
-// CHECK-NEXT: __c3_fr.r += __c3_fr.i;
+// CHECK-NEXT: int r = 0;
+// CHECK-NEXT: { int __c3_t1; int __c3_t2; int __c3_t3; int i; {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(step); i = step(0); __c3_t2 = 1; for (; ; __c3_t2 = 0) { if (!__c3_t2) { {{.*}}__c3_fr.h.site = 2; __c3_L2: {{.*}}__c3_call_expected = (__c3_function)(step); __c3_t3 = step(i); i += __c3_t3; } {{.*}}__c3_fr.h.site = 3; __c3_L3: {{.*}}__c3_call_expected = (__c3_function)(step); __c3_t1 = step(n); if (!(i < __c3_t1)) break; {
+// CHECK-NEXT: if (i == 2) continue;
+// CHECK-NEXT: r += i;
 // CHECK-NEXT: } } }
 int for_loop(int n) {
   int r = 0;
@@ -87,10 +87,10 @@ int for_loop(int n) {
 
 // One part at a time; the parts that reach nothing stay where they are.
 // CHECK-LABEL: int for_parts(int n) { struct __c3_frame_for_parts {{.*}}
-// CHECK-NEXT: __c3_fr.r = 0;
-// CHECK-NEXT: { ; __c3_fr.[[FIRST:__c3_t[0-9]+]] = 1; for (__c3_fr.i = 0; ; __c3_fr.[[FIRST]] = 0) { if (!__c3_fr.[[FIRST]]) { __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.i = step(__c3_fr.i); } if (!(__c3_fr.i < __c3_fr.n)) break; __c3_fr.r += __c3_fr.i; } }
-// CHECK-NEXT: { ; for (__c3_fr.i = 0; ; __c3_fr.i++) { __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.i); if (!(__c3_fr.[[T]] < __c3_fr.n)) break; __c3_fr.r += __c3_fr.i; } }
-// CHECK-NEXT: { __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = (__c3_function)(step); __c3_fr.i = step(__c3_fr.n); for (; __c3_fr.i > 0; __c3_fr.i--) { __c3_fr.r++; } }
+// CHECK-NEXT: int r = 0, i;
+// CHECK-NEXT: { int __c3_t1;  __c3_t1 = 1; for (i = 0; ; __c3_t1 = 0) { if (!__c3_t1) { {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(step); i = step(i); } if (!(i < n)) break; r += i; } }
+// CHECK-NEXT: { int __c3_t2;  for (i = 0; ; i++) { {{.*}}__c3_fr.h.site = 2; __c3_L2: {{.*}}__c3_call_expected = (__c3_function)(step); __c3_t2 = step(i); if (!(__c3_t2 < n)) break; r += i; } }
+// CHECK-NEXT: { {{.*}}__c3_fr.h.site = 3; __c3_L3: {{.*}}__c3_call_expected = (__c3_function)(step); i = step(n); for (; i > 0; i--) { r++; } }
 int for_parts(int n) {
   int r = 0, i;
   for (i = 0; i < n; i = step(i)) r += i;
@@ -100,7 +100,7 @@ int for_parts(int n) {
 }
 
 // CHECK-LABEL: int switch_condition(int n) { struct __c3_frame_switch_condition {{.*}}
-// CHECK-NEXT: { ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(__c3_fr.n); switch (__c3_fr.[[T]]) {
+// CHECK-NEXT: { int __c3_t1; {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(step); __c3_t1 = step(n); switch (__c3_t1) {
 // CHECK-NEXT: case 1:
 // CHECK-NEXT: { __c3_top = __c3_fr.h.prev; return 10; }
 // CHECK-NEXT: default:
@@ -117,8 +117,8 @@ int switch_condition(int n) {
 
 // A condition that reaches nothing is left alone, even in an instrumented function.
 // CHECK-LABEL: int untouched_conditions(int n) { struct __c3_frame_untouched_conditions {{.*}}
-// CHECK-NEXT: while (__c3_fr.n > 100) __c3_fr.n /= 2;
-// CHECK-NEXT: if (__c3_fr.n == 3) { __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.n = step(__c3_fr.n); }
+// CHECK-NEXT: while (n > 100) n /= 2;
+// CHECK-NEXT: if (n == 3) { {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(step); n = step(n); }
 int untouched_conditions(int n) {
   while (n > 100) n /= 2;
   if (n == 3) n = step(n);

@@ -20,7 +20,7 @@ int main(void) {
   int total = 0;
   {
     int m = n, k = size_of(m) < 5 ? size_of(m) : 5, n = k * 2;
-    // CHECK: {{.*}}__c3_fr.m = __c3_fr.n; {{.*}}__c3_fr.[[T:__c3_t[0-9]+]] = size_of(__c3_fr.m); if (__c3_fr.[[T]] < 5) {{.*}} __c3_fr.k = __c3_fr.{{__c3_t[0-9]+}}; ; __c3_fr.n_2 = __c3_fr.k * 2;
+    // CHECK: {{.*}}int m; m = n; int k; {{.*}}[[T:__c3_t[0-9]+]] = size_of(m); if ([[T]] < 5) {{.*}} k = {{__c3_t[0-9]+}}; int n; n = k * 2;
     total += m + k + n;
   }
   for (int i = 0, shown = size_of(1) < 4 ? size_of(2) : 1; i < shown; i++) total += i;

@@ -20,9 +20,9 @@ int main(void) {
   int total = 0;
   for (int i = 0; i < 4; i++) {
     int a = (i % 2) ?: pick(i);
-    // CHECK: {{.*}}__c3_fr.[[A:__c3_t[0-9]+]] = (__c3_fr.i % 2); if (!__c3_fr.[[A]]) { __c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: __c3_call_expected = (__c3_function)(pick); __c3_fr.[[P:__c3_t[0-9]+]] = pick(__c3_fr.i); __c3_fr.[[A]] = __c3_fr.[[P]]; } __c3_fr.a = __c3_fr.[[A]];
+    // CHECK: {{.*}}[[A:__c3_t[0-9]+]] = (i % 2); if (![[A]]) { {{.*}}__c3_fr.h.site = {{[0-9]+}}; __c3_L{{[0-9]+}}: {{.*}}__c3_call_expected = (__c3_function)(pick); [[P:__c3_t[0-9]+]] = pick(i); [[A]] = [[P]]; } int a = [[A]];
     long b = pick(i) ?: 7;
-    // CHECK: {{.*}}__c3_fr.[[Q:__c3_t[0-9]+]] = pick(__c3_fr.i); __c3_fr.[[B:__c3_t[0-9]+]] = __c3_fr.[[Q]]; if (!__c3_fr.[[B]]) { __c3_fr.[[B]] = 7; } __c3_fr.b = __c3_fr.[[B]];
+    // CHECK: {{.*}}[[Q:__c3_t[0-9]+]] = pick(i); [[B:__c3_t[0-9]+]] = [[Q]]; if (![[B]]) { [[B]] = 7; } long b = [[B]];
     total += a + (int)b;
     printf("%d %d %ld %d\n", i, a, b, calls);
   }

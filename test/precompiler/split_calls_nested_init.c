@@ -22,8 +22,8 @@ struct pair make(int n) {
 }
 
 // CHECK-LABEL: int nested_init(int n) { struct __c3_frame_nested_init {{.*}}
-// CHECK-NEXT: ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T:__c3_t[0-9]+]] = step(1); __builtin_memcpy(&__c3_fr.m, &(int[2][2]){{[{][{]}}__c3_fr.[[T]], 2}, {3, __c3_fr.n}}, sizeof __c3_fr.m);
-// CHECK-NEXT: ; ; __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(make); __c3_fr.[[A:__c3_t[0-9]+]] = make(1); __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = (__c3_function)(make); __c3_fr.[[B:__c3_t[0-9]+]] = make(2); __c3_fr.t = (struct two){{[{][{]}}__c3_fr.[[A]], __c3_fr.[[B]]}};
+// CHECK-NEXT: int __c3_t1; {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(step); __c3_t1 = step(1); __builtin_memcpy(&__c3_fr.m, &(int[2][2]){{[{][{]}}__c3_t1, 2}, {3, n}}, sizeof __c3_fr.m);
+// CHECK-NEXT: ; ; __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(make); __c3_fr.__c3_t2 = make(1); __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = (__c3_function)(make); __c3_fr.__c3_t3 = make(2); __c3_fr.t = (struct two){{[{][{]}}__c3_fr.__c3_t2, __c3_fr.__c3_t3}};
 // CHECK-NOT: {{.*}}(struct two){{[{][{]}}make{{.*}}
 int nested_init(int n) {
   int m[2][2] = {{step(1), 2}, {3, n}};

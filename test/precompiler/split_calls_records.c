@@ -18,16 +18,16 @@ int step(int n) {
 struct pair { int a, b; };
 struct fixed { const int id; int value; };
 
-// CHECK: struct pair make(int n) { struct __c3_frame_make { struct __c3_frame h; int n; int [[T:__c3_t[0-9]+]]; struct pair p; } __c3_fr; {{.*}}
-// CHECK-NEXT: ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T]] = step(__c3_fr.n); __c3_fr.p = (struct pair){__c3_fr.n, __c3_fr.[[T]]};
+// CHECK: struct pair make(int n) { struct __c3_frame_make { struct __c3_frame h; int n; struct pair p; } __c3_fr; {{.*}}
+// CHECK-NEXT: int [[T:__c3_t[0-9]+]]; {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(step); [[T]] = step(n); __c3_fr.p = (struct pair){n, [[T]]};
 // CHECK-NEXT: { __c3_top = __c3_fr.h.prev; return __c3_fr.p; }
 struct pair make(int n) {
   struct pair p = {n, step(n)};
   return p;
 }
 
-// CHECK: struct fixed fix(int n) { struct __c3_frame_fix { struct __c3_frame h; int n; int [[T:__c3_t[0-9]+]]; struct fixed f; } __c3_fr; {{.*}}
-// CHECK-NEXT: ; __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(step); __c3_fr.[[T]] = step(__c3_fr.n); ({ struct fixed __c3_v = (struct fixed){__c3_fr.n, __c3_fr.[[T]]}; __builtin_memcpy(&__c3_fr.f, &__c3_v, sizeof __c3_v); });
+// CHECK: struct fixed fix(int n) { struct __c3_frame_fix { struct __c3_frame h; int n; struct fixed f; } __c3_fr; {{.*}}
+// CHECK-NEXT: int [[T:__c3_t[0-9]+]]; {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(step); [[T]] = step(n); ({ struct fixed __c3_v = (struct fixed){n, [[T]]}; __builtin_memcpy(&__c3_fr.f, &__c3_v, sizeof __c3_v); });
 // CHECK-NEXT: { __c3_top = __c3_fr.h.prev; return __c3_fr.f; }
 struct fixed fix(int n) {
   struct fixed f = {n, step(n)};
@@ -37,16 +37,16 @@ struct fixed fix(int n) {
 int sum(struct pair p) { return p.a + p.b; }
 
 // CHECK-LABEL: int records(int n) { struct __c3_frame_records {{.*}}
-// CHECK-NEXT: __c3_fr.h.site = 1; __c3_L1: __c3_call_expected = (__c3_function)(make); __c3_fr.p = make(__c3_fr.n);
+// CHECK-NEXT: {{.*}}__c3_fr.h.site = 1; __c3_L1: {{.*}}__c3_call_expected = (__c3_function)(make); __c3_fr.p = make(n);
 // The site of a copying store is the whole statement expression.
-// CHECK-NEXT: __c3_fr.h.site = 2; __c3_L2: __c3_call_expected = (__c3_function)(fix); ({ struct fixed __c3_v = fix(__c3_fr.n); __builtin_memcpy(&__c3_fr.f, &__c3_v, sizeof __c3_v); });
-// CHECK-NEXT: __c3_fr.h.site = 3; __c3_L3: __c3_call_expected = (__c3_function)(make); __c3_fr.p = make(__c3_fr.p.b);
-// CHECK-NEXT: __c3_fr.h.site = 4; __c3_L4: __c3_call_expected = (__c3_function)(make); make(__c3_fr.n);
-// CHECK-NEXT: ; ; ; if (__c3_fr.n) { __c3_fr.h.site = 5; __c3_L5: __c3_call_expected = (__c3_function)(fix); ({ struct fixed __c3_v = fix(1); __builtin_memcpy(&__c3_fr.[[THEN:__c3_t[0-9]+]], &__c3_v, sizeof __c3_v); }); ({ struct fixed __c3_v = __c3_fr.[[THEN]]; __builtin_memcpy(&__c3_fr.[[SEL:__c3_t[0-9]+]], &__c3_v, sizeof __c3_v); }); } else { __c3_fr.h.site = 6; __c3_L6: __c3_call_expected = (__c3_function)(fix); ({ struct fixed __c3_v = fix(2); __builtin_memcpy(&__c3_fr.[[ELSE:__c3_t[0-9]+]], &__c3_v, sizeof __c3_v); }); ({ struct fixed __c3_v = __c3_fr.[[ELSE]]; __builtin_memcpy(&__c3_fr.[[SEL]], &__c3_v, sizeof __c3_v); }); } ({ struct fixed __c3_v = __c3_fr.[[SEL]]; __builtin_memcpy(&__c3_fr.g, &__c3_v, sizeof __c3_v); });
+// CHECK-NEXT: {{.*}}__c3_fr.h.site = 2; __c3_L2: {{.*}}__c3_call_expected = (__c3_function)(fix); ({ struct fixed __c3_v = fix(n); __builtin_memcpy(&__c3_fr.f, &__c3_v, sizeof __c3_v); });
+// CHECK-NEXT: {{.*}}__c3_fr.h.site = 3; __c3_L3: {{.*}}__c3_call_expected = (__c3_function)(make); __c3_fr.p = make(__c3_fr.p.b);
+// CHECK-NEXT: {{.*}}__c3_fr.h.site = 4; __c3_L4: {{.*}}__c3_call_expected = (__c3_function)(make); make(n);
+// CHECK-NEXT: ; ; ; if (n) { {{.*}}__c3_fr.h.site = 5; __c3_L5: {{.*}}__c3_call_expected = (__c3_function)(fix); ({ struct fixed __c3_v = fix(1); __builtin_memcpy(&__c3_fr.__c3_t1, &__c3_v, sizeof __c3_v); }); ({ struct fixed __c3_v = __c3_fr.__c3_t1; __builtin_memcpy(&__c3_fr.__c3_t3, &__c3_v, sizeof __c3_v); }); } else { {{.*}}__c3_fr.h.site = 6; __c3_L6: {{.*}}__c3_call_expected = (__c3_function)(fix); ({ struct fixed __c3_v = fix(2); __builtin_memcpy(&__c3_fr.__c3_t2, &__c3_v, sizeof __c3_v); }); ({ struct fixed __c3_v = __c3_fr.__c3_t2; __builtin_memcpy(&__c3_fr.__c3_t3, &__c3_v, sizeof __c3_v); }); } ({ struct fixed __c3_v = __c3_fr.__c3_t3; __builtin_memcpy(&__c3_fr.g, &__c3_v, sizeof __c3_v); });
 // A record argument: the call is split out, the temporary passed by value.
-// CHECK-NEXT: ; __c3_fr.h.site = 7; __c3_L7: __c3_call_expected = (__c3_function)(make); __c3_fr.[[T:__c3_t[0-9]+]] = make(__c3_fr.n); __c3_fr.s = sum(__c3_fr.[[T]]);
+// CHECK-NEXT: ; {{.*}}__c3_fr.h.site = 7; __c3_L7: {{.*}}__c3_call_expected = (__c3_function)(make); __c3_fr.__c3_t4 = make(n); int s = sum(__c3_fr.__c3_t4);
 // Members of returned records.
-// CHECK-NEXT: { ; ; __c3_fr.h.site = 8; __c3_L8: __c3_call_expected = (__c3_function)(make); __c3_fr.[[P:__c3_t[0-9]+]] = make(__c3_fr.n); __c3_fr.h.site = 9; __c3_L9: __c3_call_expected = (__c3_function)(fix); ({ struct fixed __c3_v = fix(__c3_fr.n); __builtin_memcpy(&__c3_fr.[[F:__c3_t[0-9]+]], &__c3_v, sizeof __c3_v); }); { __c3_top = __c3_fr.h.prev; return __c3_fr.p.a + __c3_fr.f.id + __c3_fr.g.value + __c3_fr.s + __c3_fr.[[P]].b + __c3_fr.[[F]].id; } }
+// CHECK-NEXT: { ; ; {{.*}}__c3_fr.h.site = 8; __c3_L8: {{.*}}__c3_call_expected = (__c3_function)(make); __c3_fr.__c3_t5 = make(n); {{.*}}__c3_fr.h.site = 9; __c3_L9: {{.*}}__c3_call_expected = (__c3_function)(fix); ({ struct fixed __c3_v = fix(n); __builtin_memcpy(&__c3_fr.__c3_t6, &__c3_v, sizeof __c3_v); }); { __c3_top = __c3_fr.h.prev; return __c3_fr.p.a + __c3_fr.f.id + __c3_fr.g.value + s + __c3_fr.__c3_t5.b + __c3_fr.__c3_t6.id; } }
 // CHECK-NEXT: __c3_top = __c3_fr.h.prev; }
 int records(int n) {
   struct pair p = make(n);
