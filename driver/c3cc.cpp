@@ -1,5 +1,6 @@
 // c3cc: compiles C (and C/MPI) programs with checkpoint/restart support. It takes mpicc's flags
-// and runs, per source: clang -E, c3-precompile, clang -c; then links -no-pie with the c3
+// and runs, per source: clang -E, c3-precompile, clang -c; then, once the objects' link units
+// have shown which of them to instrument again (link_units.hpp), links -no-pie with the c3
 // runtime, the PMPI protocol layer and MPICH. See docs/architecture.md.
 #include <cstdio>
 #include <cstring>
@@ -10,6 +11,7 @@
 
 #include "command_line.hpp"
 #include "driver_config.hpp"
+#include "link_units.hpp"
 #include "pipeline.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
@@ -57,19 +59,62 @@ std::string program_name(const Command &command) {
   return path.substr(path.rfind('/') + 1);
 }
 
+bool runs_in_precompiler(const Step &step) {
+  return step.kind == StepKind::Preprocess || step.kind == StepKind::Precompile ||
+         step.kind == StepKind::Compile;
+}
+
+// Steps [begin, end) as one command: c3-precompile --run-steps runs them in order in its own
+// process, clang's commands included (it links Clang): starting clang costs more than its work
+// on most files, and the steps of one source would start it twice.
+Command batch_command(const Plan &plan, std::size_t begin, std::size_t end, const Toolchain &tools,
+                      const std::string &temp_dir) {
+  std::string list;
+  for (std::size_t i = begin; i < end; ++i) {
+    const Command &command = plan.steps[i].command;
+    list += std::to_string(command.size()) + '\0';
+    for (const std::string &arg : command) list += arg + '\0';
+  }
+  const std::string path = temp_dir + "/steps";
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << list;
+  if (!out.flush()) throw UsageError("cannot write " + path);
+  return {tools.precompiler, "--run-steps", path};
+}
+
 // Runs the steps in order. Returns c3cc's exit status: that of the first failing step.
-int run_plan(const Plan &plan, bool verbose) {
+int run_plan(Plan plan, bool verbose, const Toolchain &tools, const std::string &temp_dir) {
   if (!plan.stdin_copy.empty()) copy_stdin_to(plan.stdin_copy);
   for (const std::string &input : plan.unused_linker_inputs)
     std::fprintf(stderr, "c3cc: warning: %s: linker input unused because linking is not done\n",
                  input.c_str());
-  for (const Step &step : plan.steps) {
-    if (verbose) std::fprintf(stderr, "%s\n", format_command(step.command).c_str());
-    const ChildStatus status = run_command(step.command);
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step &step = plan.steps[i];
+    if (step.kind == StepKind::InstrumentAtLink) {
+      Command &link = plan.steps.at(i + 1).command;
+      const int status = instrument_at_link(step.command, link, tools, temp_dir, verbose);
+      if (signal_received()) return 1;
+      if (status != 0) return status;
+      continue;
+    }
+    Command command = step.command;
+    // With -v each command is printed, and runs, on its own.
+    if (!verbose && runs_in_precompiler(step) && !temp_dir.empty()) {
+      std::size_t end = i;
+      bool precompiles = false;
+      for (; end < plan.steps.size() && runs_in_precompiler(plan.steps[end]); ++end)
+        precompiles = precompiles || plan.steps[end].kind == StepKind::Precompile;
+      if (precompiles) {
+        command = batch_command(plan, i, end, tools, temp_dir);
+        i = end - 1;
+      }
+    }
+    if (verbose) std::fprintf(stderr, "%s\n", format_command(command).c_str());
+    const ChildStatus status = run_command(command);
     if (signal_received()) return 1;  // interrupted: c3cc dies of that signal after cleaning up
     if (status.signaled) {
       std::fprintf(stderr, "c3cc: error: %s terminated by signal %d (%s)\n",
-                   program_name(step.command).c_str(), status.signal, strsignal(status.signal));
+                   program_name(command).c_str(), status.signal, strsignal(status.signal));
       return 128 + status.signal;
     }
     // The child has printed its diagnostics; its status is c3cc's.
@@ -80,7 +125,13 @@ int run_plan(const Plan &plan, bool verbose) {
 
 int print_plan(const Plan &plan) {
   if (!plan.stdin_copy.empty()) std::printf("cat > %s\n", plan.stdin_copy.c_str());
-  for (const Step &step : plan.steps) std::printf("%s\n", format_command(step.command).c_str());
+  for (const Step &step : plan.steps) {
+    if (step.kind == StepKind::InstrumentAtLink)
+      std::printf("# c3cc: reads the c3 link units of the objects among: %s\n",
+                  format_command(step.command).c_str());
+    else
+      std::printf("%s\n", format_command(step.command).c_str());
+  }
   return 0;
 }
 
@@ -100,7 +151,7 @@ int drive(const std::vector<std::string> &args) {
   const bool has_inputs = !inv.sources.empty() || inv.has_linker_objects;
   if (inv.stage == Stage::Preprocess || (!has_inputs && (inv.query || inv.verbose))) {
     const Plan plan = plan_pass_through(inv, tools);
-    return inv.show ? print_plan(plan) : run_plan(plan, inv.verbose);
+    return inv.show ? print_plan(plan) : run_plan(plan, inv.verbose, tools, std::string());
   }
   if (!has_inputs) throw UsageError("no input files");
 
@@ -111,7 +162,7 @@ int drive(const std::vector<std::string> &args) {
     if (step.kind == StepKind::Link) tools.require_runtime();
   }
   TempDir temp_dir;
-  return run_plan(plan_pipeline(inv, tools, temp_dir.path()), inv.verbose);
+  return run_plan(plan_pipeline(inv, tools, temp_dir.path()), inv.verbose, tools, temp_dir.path());
 }
 
 }  // namespace

@@ -206,9 +206,29 @@ class Planner {
     }
   }
 
+  // Whether the link takes code other than this call's sources (objects, archives, libraries).
+  bool links_other_code() const { return inv_.has_linker_objects || links_other_libraries(inv_); }
+
+  // Objects that a later link may combine with others carry their link unit (link_units.hpp).
+  bool embeds_link_units() const {
+    if (inv_.stage != Stage::Compile && !(inv_.stage == Stage::Link && links_other_code()))
+      return false;
+    for (const Arg &arg : inv_.args)  // bitcode objects have no sections of ours
+      if ((arg.steps & kCompile) && (arg.text.rfind("-flto", 0) == 0 ||
+                                     arg.text == "-emit-llvm"))
+        return false;
+    return true;
+  }
+
   void precompile() {
     Command command{tools_.precompiler};
     if (is_whole_program(inv_)) command.push_back("--whole-program");
+    if (embeds_link_units()) {
+      command.push_back("--embed-units");
+      Command compile_args;
+      append_args(compile_args, inv_, kCompile);
+      for (const std::string &arg : compile_args) command.insert(command.end(), {"--compile-arg", arg});
+    }
     bool any = false;
     for (std::size_t i = 0; i < inv_.sources.size(); ++i) {
       const Language language = inv_.sources[i].language;
@@ -239,11 +259,14 @@ class Planner {
 
   void link() {
     Command command = clang_command();
+    Command inputs;
     for (const Arg &arg : inv_.args) {
       if (!(arg.steps & kLink)) continue;
-      command.push_back(arg.source >= 0 ? sources_[static_cast<std::size_t>(arg.source)].product
-                                        : arg.text);
+      inputs.push_back(arg.source >= 0 ? sources_[static_cast<std::size_t>(arg.source)].product
+                                       : arg.text);
     }
+    command.insert(command.end(), inputs.begin(), inputs.end());
+    if (links_other_code()) plan_.steps.push_back(Step{StepKind::InstrumentAtLink, inputs});
     // Fixed addresses for functions and globals; the build-id identifies the executable in
     // every checkpoint.
     command.insert(command.end(), {"-no-pie", "-Wl,--build-id=sha1"});
@@ -262,14 +285,24 @@ class Planner {
 
 }  // namespace
 
+bool links_other_libraries(const Invocation &inv) {
+  for (const Arg &arg : inv.args)
+    if ((arg.steps & kLink) && arg.text.rfind("-l", 0) == 0 && !is_system_library(arg.text))
+      return true;
+  return false;
+}
+
 bool is_whole_program(const Invocation &inv) {
   // Exact reachability needs every C function of the program in one precompiler call: this
-  // call must link an executable from its own sources only. Objects and archives given here may
-  // hold c3-compiled code that calls into these sources, so they force the per-file analysis.
+  // call must link an executable from its own sources only. Objects, archives and libraries
+  // other than the system's given here may hold code that calls into these sources or hands
+  // them function pointers, so they force the per-file analysis (the link then refines it over
+  // the objects' link units, link_units.hpp).
   std::size_t c_sources = 0;
   for (const Source &source : inv.sources)
     if (is_c_family(source.language)) ++c_sources;
-  return c_sources >= 2 && inv.stage == Stage::Link && !inv.has_linker_objects;
+  return c_sources >= 2 && inv.stage == Stage::Link && !inv.has_linker_objects &&
+         !links_other_libraries(inv);
 }
 
 Plan plan_pass_through(const Invocation &inv, const Toolchain &tools) {

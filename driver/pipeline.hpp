@@ -10,7 +10,9 @@
 
 namespace c3cc {
 
-enum class StepKind { Preprocess, Precompile, Compile, Link, PassThrough };
+// InstrumentAtLink is run by c3cc itself (link_units.hpp): its command lists the user's link
+// inputs, and it may replace objects in the Link step that follows.
+enum class StepKind { Preprocess, Precompile, Compile, InstrumentAtLink, Link, PassThrough };
 
 struct Step {
   StepKind kind;
@@ -34,5 +36,8 @@ Plan plan_pipeline(const Invocation &inv, const Toolchain &tools, const std::str
 
 // Whether the precompiler may assume the sources of this invocation are the whole program.
 bool is_whole_program(const Invocation &inv);
+
+// Whether the link names -l libraries other than the system's (toolchain.hpp).
+bool links_other_libraries(const Invocation &inv);
 
 }  // namespace c3cc

@@ -89,4 +89,14 @@ void Toolchain::require_precompiler() const {
                      " (is c3 fully built or installed?)");
 }
 
+bool is_system_library(const std::string &flag) {
+  static const char *const kSystem[] = {"c", "m", "dl", "pthread", "rt", "util", "crypt", "resolv",
+                                        "stdc++", "gcc", "gcc_s", "gfortran", "quadmath", "z",
+                                        "mpi", "mpich", "mpl", "opa", "hwloc", "numa"};
+  if (flag.rfind("-l", 0) != 0) return false;
+  for (const char *name : kSystem)
+    if (flag.compare(2, std::string::npos, name) == 0) return true;
+  return false;
+}
+
 }  // namespace c3cc

@@ -23,4 +23,8 @@ struct Toolchain {
 // installed prefix work the same way.
 Toolchain find_toolchain();
 
+// Whether a -l flag names a system library (C, C++ and Fortran runtimes, math, threads, MPI):
+// code that never reaches a checkpoint and never hands the program a function that does.
+bool is_system_library(const std::string &flag);
+
 }  // namespace c3cc

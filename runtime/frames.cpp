@@ -12,6 +12,9 @@ extern "C" {
 struct __c3_frame *__c3_top = nullptr;
 int __c3_restoring = 0;
 __c3_function __c3_call_expected = nullptr;
+// Objects compiled by c3cc refer to this symbol (precompiler/lib/LinkUnit.h): linked without
+// c3's runtime (by plain mpicc or cc), they fail to link with a message that names the reason.
+char __c3_objects_compiled_by_c3cc_must_be_linked_by_c3cc = 0;
 }
 
 namespace c3::frames {

@@ -111,7 +111,7 @@ std::string stageName(const std::string &Input) {
 }  // namespace
 
 bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Options,
-                 std::vector<std::string> &Outputs) {
+                 std::vector<std::string> &Outputs, std::vector<FileSummary> *SummariesOut) {
   bool AllOk = true;
   std::vector<std::string> Texts(Inputs.size());
 
@@ -131,6 +131,8 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
 
   std::vector<FileSummary> Summaries(Inputs.size());
   ReachInfo Reach;
+  if (Options.FixedReach) Reach = *Options.FixedReach;
+  auto fileIndex = [&](size_t I) { return unsigned(Options.FileIndexBase + I); };
 
   // Runs stages From.. of file I on one parse for as long as they leave the text unchanged (the
   // next stage would parse the same text again); returns how many ran.
@@ -138,7 +140,7 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
     const FileID Main = Ctx.getSourceManager().getMainFileID();
     size_t Ran = 0;
     for (size_t S = From; S < Count; ++S) {
-      runPasses(Stages[S], Ctx, R, Reach, unsigned(I));
+      runPasses(Stages[S], Ctx, R, Reach, fileIndex(I));
       ++Ran;
       if (R.getRewriteBufferFor(Main) || Ctx.getDiagnostics().hasErrorOccurred()) break;
     }
@@ -154,10 +156,10 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
   std::vector<bool> Summarized(Inputs.size(), false);
   std::vector<size_t> StagesDone(Inputs.size(), 0);
   auto summarizeFile = [&](size_t I, ASTContext &Ctx, Rewriter &R) {
-    Summaries[I] = summarize(Ctx, unsigned(I));
+    Summaries[I] = summarize(Ctx, fileIndex(I));
     Summarized[I] = true;
     if (!Alone) return;
-    Reach = ReachInfo(Summaries, Options.WholeProgram);
+    if (!Options.FixedReach) Reach = ReachInfo(Summaries, Options.WholeProgram);
     StagesDone[I] = runChained(I, 0, stageCount(I), Ctx, R);
   };
 
@@ -169,7 +171,7 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
                        [&](ASTContext &Ctx, Rewriter &R) {
                          SourceText Source(Ctx);
                          ReachInfo None;
-                         PassContext PC{Ctx, R, Source, None, unsigned(I)};
+                         PassContext PC{Ctx, R, Source, None, fileIndex(I)};
                          Pass->run(PC);
                          if (Options.StopAfterPragmas ||
                              R.getRewriteBufferFor(Ctx.getSourceManager().getMainFileID()))
@@ -194,7 +196,7 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
     if (StagesDone[I]) Texts[I] = std::move(Next);
   }
   if (!AllOk) return false;
-  if (!Alone) Reach = ReachInfo(Summaries, Options.WholeProgram);
+  if (!Alone && !Options.FixedReach) Reach = ReachInfo(Summaries, Options.WholeProgram);
 
   for (size_t I = 0; I < Inputs.size() && AllOk; ++I) {
     const size_t Count = stageCount(I);
@@ -213,6 +215,7 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
     }
   }
   if (AllOk) Outputs = Texts;
+  if (AllOk && SummariesOut) *SummariesOut = Summaries;
   return AllOk;
 }
 

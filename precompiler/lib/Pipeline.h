@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "Reachability.h"
+
 namespace c3pre {
 
 struct InputFile {
@@ -14,10 +16,15 @@ struct PipelineOptions {
   bool WholeProgram = false;
   std::vector<std::string> ClangArgs;  // e.g. -std=gnu11
   bool StopAfterPragmas = false;       // debugging: output after stage 1
+  // Reachability decided elsewhere (over the link units of a whole program): the inputs are
+  // instrumented by it, as files FileIndexBase, FileIndexBase + 1, ... of that program.
+  const ReachInfo *FixedReach = nullptr;
+  unsigned FileIndexBase = 0;
 };
 
-// Returns false if any diagnostic error was printed; Outputs then is incomplete.
+// Returns false if any diagnostic error was printed; Outputs then is incomplete. Summaries, if
+// given, receives each input's call-graph summary.
 bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Options,
-                 std::vector<std::string> &Outputs);
+                 std::vector<std::string> &Outputs, std::vector<FileSummary> *Summaries = nullptr);
 
 }  // namespace c3pre

@@ -119,6 +119,65 @@ FileSummary summarize(ASTContext &Ctx, unsigned FileIndex) {
 }
 
 namespace {
+// "7:name" (a static function of file 7) <-> "@:name" in the text.
+std::string portableKey(const std::string &Key, unsigned FileIndex) {
+  std::string Own = std::to_string(FileIndex) + ":";
+  return Key.compare(0, Own.size(), Own) == 0 ? "@:" + Key.substr(Own.size()) : Key;
+}
+std::string localKey(llvm::StringRef Key, unsigned FileIndex) {
+  if (Key.startswith("@:")) return std::to_string(FileIndex) + ":" + Key.drop_front(2).str();
+  return Key.str();
+}
+}  // namespace
+
+std::string serializeSummary(const FileSummary &Summary, unsigned FileIndex) {
+  std::string Out;
+  for (const auto &F : Summary.Functions) {
+    Out += "function " + portableKey(F.Key, FileIndex) + " " + (F.HasSite ? "1" : "0") +
+           (F.CallsIndirectly ? "1" : "0") + (F.Unsupported ? "1" : "0") + "\n";
+    for (const std::string &Callee : F.Callees) Out += "calls " + portableKey(Callee, FileIndex) + "\n";
+  }
+  for (const std::string &Key : Summary.AddressTaken) Out += "address-taken " + portableKey(Key, FileIndex) + "\n";
+  for (const std::string &Key : Summary.ExternalCallees) Out += "external " + portableKey(Key, FileIndex) + "\n";
+  return Out;
+}
+
+bool parseSummary(llvm::StringRef Text, unsigned FileIndex, FileSummary &Out) {
+  Out = FileSummary();
+  while (!Text.empty()) {
+    llvm::StringRef Line;
+    std::tie(Line, Text) = Text.split('\n');
+    if (Line.empty()) continue;
+    llvm::StringRef Kind, Rest;
+    std::tie(Kind, Rest) = Line.split(' ');
+    if (Kind == "function") {
+      llvm::StringRef Key, Flags;
+      std::tie(Key, Flags) = Rest.split(' ');
+      if (Key.empty() || Flags.size() != 3 || Flags.find_first_not_of("01") != llvm::StringRef::npos)
+        return false;
+      FileSummary::Function F;
+      F.Key = localKey(Key, FileIndex);
+      F.HasSite = Flags[0] == '1';
+      F.CallsIndirectly = Flags[1] == '1';
+      F.Unsupported = Flags[2] == '1';
+      Out.Functions.push_back(std::move(F));
+    } else if (Rest.empty() || Rest.contains(' ')) {
+      return false;
+    } else if (Kind == "calls") {
+      if (Out.Functions.empty()) return false;
+      Out.Functions.back().Callees.insert(localKey(Rest, FileIndex));
+    } else if (Kind == "address-taken") {
+      Out.AddressTaken.insert(localKey(Rest, FileIndex));
+    } else if (Kind == "external") {
+      Out.ExternalCallees.insert(localKey(Rest, FileIndex));
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
 // Functions that reach a pragma through direct calls within the files given: no assumption.
 std::set<std::string> surelyReaching(const std::vector<FileSummary> &Files) {
   std::set<std::string> Sure;
@@ -141,10 +200,14 @@ ReachInfo::ReachInfo(const std::vector<FileSummary> &Files, bool WholeProgram)
     : IndirectReaches(!WholeProgram) {
   for (const FileSummary &File : Files)
     for (const auto &F : File.Functions) Defined.insert(F.Key);
-  // Unknown functions (defined in none of the files) may reach a checkpoint.
-  for (const FileSummary &File : Files)
+  // Unknown functions (defined in none of the files) may reach a checkpoint, also when they are
+  // only called through a pointer.
+  for (const FileSummary &File : Files) {
     for (const std::string &Key : File.ExternalCallees)
       if (!Defined.count(Key)) Reaching.insert(Key);
+    for (const std::string &Key : File.AddressTaken)
+      if (!Defined.count(Key)) Reaching.insert(Key);
+  }
 
   bool Changed = true;
   while (Changed) {

@@ -41,6 +41,11 @@ bool isCheckpointSite(const clang::FunctionDecl *FD);
 
 FileSummary summarize(clang::ASTContext &Ctx, unsigned FileIndex);
 
+// A summary as text (one fact per line), for the link unit of a file compiled alone. The keys of
+// the file's own static functions are written without its index and read back with FileIndex.
+std::string serializeSummary(const FileSummary &Summary, unsigned FileIndex);
+bool parseSummary(llvm::StringRef Text, unsigned FileIndex, FileSummary &Out);
+
 class ReachInfo {
  public:
   ReachInfo() = default;

@@ -57,11 +57,23 @@ make_layout() {
   cat > prefix/bin/c3-precompile <<'SH'
 #!/usr/bin/env bash
 # Stand-in: logs its command line, copies each IN to OUT; fails like the real one on request.
+# --run-steps FILE: runs the commands listed in FILE (count, then arguments, NUL-terminated).
+if [[ ${1:-} == --run-steps ]]; then
+  mapfile -d '' items < "$2"
+  i=0
+  while ((i < ${#items[@]})); do
+    n=${items[i]}
+    "${items[@]:i+1:n}" || exit $?
+    i=$((i + 1 + n))
+  done
+  exit 0
+fi
 echo "$*" >> "${STANDIN_LOG:-/dev/null}"
 files=()
 while (($#)); do
   case $1 in
-    --whole-program) shift ;;
+    --whole-program | --embed-units) shift ;;
+    --compile-arg) shift 2 ;;
     --) break ;;
     *) files+=("$1"); shift ;;
   esac
@@ -147,7 +159,8 @@ case_show_compile() {
     [[ $pre == *" $arg"* ]] || fail "preprocess command lacks '$arg': $pre"
   done
   [[ $pre =~ -I[^\ ]*/include\  ]] || fail "preprocess command lacks c3's include directory"
-  [[ $pc =~ /c3-precompile\ [^\ ]+/main\.i\ [^\ ]+/main\.c3\.i\ --\ -std=c11$ ]] ||
+  # The object carries its link unit, with the arguments of its compile (link_units.hpp).
+  [[ $pc =~ /c3-precompile\ --embed-units\ --compile-arg\ -O2\ --compile-arg\ -g\ --compile-arg\ -Wall\ --compile-arg\ -std=c11\ [^\ ]+/main\.i\ [^\ ]+/main\.c3\.i\ --\ -std=c11$ ]] ||
     fail "unexpected precompile command: $pc"
   [[ $pc != *--whole-program* ]] || fail "one source compiled with -c is not a whole program"
   [[ $cc =~ -x\ cpp-output\ -c\ [^\ ]+/main\.c3\.i\ -o\ obj/main\.o\ -O2\ -g\ -Wall\ -std=c11$ ]] ||
@@ -170,6 +183,14 @@ case_show_link() {
   [[ $(grep -c c3-precompile out) == 1 ]] || fail "all sources go to one precompiler call"
   grep -q -- 'c3-precompile --whole-program [^ ]*/main.i [^ ]*/main.c3.i [^ ]*/util.i [^ ]*/util.c3.i$' out ||
     fail "two sources linked together are a whole program"
+  run "$c3cc" -show main.c util.c -lm -o prog
+  grep -q -- '--whole-program' out || fail "system libraries do not hide code from the precompiler"
+  grep -q '^# c3cc: reads the c3 link units' out && fail "a whole program needs no link units"
+  run "$c3cc" -show main.c util.c -lfoo -o prog
+  grep -q -- '--whole-program' out && fail "-lfoo may call into the sources: not a whole program"
+  grep -q -- 'c3-precompile --embed-units ' out || fail "sources linked with other code carry link units"
+  grep -q '^# c3cc: reads the c3 link units of the objects among: [^ ]*/main.o [^ ]*/util.o -lfoo$' out ||
+    fail "the link step must read the link units of the objects"
   run "$c3cc" -show -c main.c util.c
   [[ $(grep -c c3-precompile out) == 1 ]] || fail "all sources go to one precompiler call"
   grep -q -- '--whole-program' out && fail "-c: other objects may join at link time"

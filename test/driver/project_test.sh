@@ -30,7 +30,7 @@ case $mode in
     program=build/tiny
     ;;
   make)
-    CC=$c3cc make -C src || fail "CC=c3cc make failed"
+    CC=$c3cc make -j2 -C src || fail "CC=c3cc make -j2 failed"
     program=src/tiny
     ;;
   install)
