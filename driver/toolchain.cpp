@@ -71,6 +71,7 @@ Toolchain find_toolchain() {
   append(tools.link_libraries, config::kBoostLinkArgs);
   tools.link_libraries.insert(tools.link_libraries.end(), {"-lstdc++", "-lm"});
   append(tools.link_libraries, config::kMpiLinkArgs);
+  tools.has_gold = found_on_path("ld.gold");
   return tools;
 }
 
