@@ -3,6 +3,7 @@
 // libraries (MPI, libc) keep the system allocator and are never part of a checkpoint. atexit goes
 // to the runtime too, which records the handlers so a restarted process registers them again.
 #include "Pass.h"
+#include "Store.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
@@ -59,7 +60,13 @@ class HeapRenamer : public RecursiveASTVisitor<HeapRenamer> {
     SourceLocation Loc = Ref->getLocation();
     if (!Loc.isFileID() || SM.isInSystemHeader(Loc) || SM.getFileID(Loc) != SM.getMainFileID())
       return true;
-    PC.Rewrite.ReplaceText(Loc, unsigned(FD->getName().size()), Replacement);
+    std::string Text = Replacement;
+    // Declared by the program without a prototype (`char strdup ();`, as autoconf's function
+    // probes write): c3's function is called through a pointer of that type, so the call is
+    // exactly as valid as it was.
+    if (!FD->hasPrototype())
+      Text = "((" + declareText(PC.Ctx, PC.Ctx.getPointerType(FD->getType()), "") + ")" + Text + ")";
+    PC.Rewrite.ReplaceText(Loc, unsigned(FD->getName().size()), Text);
     return true;
   }
 
