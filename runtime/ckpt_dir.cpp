@@ -203,6 +203,22 @@ bool is_rank_log_name(const char *name) {
 }
 }  // namespace
 
+std::string CheckpointDir::why_nothing_committed() const {
+  struct stat st {};
+  if (::stat(root_.c_str(), &st) != 0)
+    return "the checkpoint directory " + root_ + " does not exist (set C3_CKPT_DIR to the " +
+           "directory the first run wrote its checkpoints to)";
+  if (!S_ISDIR(st.st_mode)) return root_ + " is not a directory";
+  const std::vector<CheckpointEntry> entries = list();
+  if (entries.empty()) return root_ + " holds no checkpoint";
+  size_t committed = 0;
+  for (const CheckpointEntry &e : entries) committed += e.committed ? 1 : 0;
+  if (committed == 0)
+    return root_ + " holds " + std::to_string(entries.size()) +
+           " checkpoint(s), none committed (their writing did not finish)";
+  return "no checkpoint in " + root_ + " is usable";
+}
+
 std::vector<CheckpointEntry> CheckpointDir::list() const {
   std::vector<CheckpointEntry> entries;
   std::unique_ptr<DIR, int (*)(DIR *)> root_dir(::opendir(root_.c_str()), ::closedir);

@@ -35,6 +35,9 @@ class CheckpointDir {
 
   // All checkpoints found, ascending by number. Ignores foreign entries.
   std::vector<CheckpointEntry> list() const;
+  // Why a restart finds nothing to restart from here, in words: the directory does not exist,
+  // is not a directory, holds no checkpoint, or holds only unfinished ones.
+  std::string why_nothing_committed() const;
   // Largest number present (committed or not), 0 if none.
   uint64_t highest_number() const;
   // Keeps the newest `keep` committed checkpoints (and anything newer than them); removes older

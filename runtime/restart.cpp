@@ -161,7 +161,7 @@ Image select(const Config &cfg, std::vector<std::string> &warnings) {
   std::vector<uint64_t> candidates = committed_newest_first(entries);
   if (candidates.empty()) {
     if (cfg.restart == RestartMode::Auto) return Image{};
-    fatal("no committed checkpoint in " + dir.root());
+    fatal("nothing to restart from: " + dir.why_nothing_committed());
   }
   for (size_t i = 0; i < candidates.size(); ++i) {
     const uint64_t n = candidates[i];

@@ -165,8 +165,11 @@ class MpiCoordinator final : public Coordinator {
     if (out.empty() && cfg.restart == RestartMode::Auto)
       files::record_released_output(dir, rt().rank, 0);  // a fresh lineage: nothing shown yet
     if (out.empty() && cfg.restart != RestartMode::Auto)
-      fatal_everywhere("no checkpoint in " + dir.root() + " is committed by every rank" +
-            (damaged.empty() ? std::string() : "; " + damaged));
+      fatal_everywhere(
+          (mine.size() > 1 && std::any_of(mine.begin() + 1, mine.end(), [](uint64_t n) { return n != 0; })
+               ? "no checkpoint in " + dir.root() + " is committed by every rank"
+               : "nothing to restart from: " + dir.why_nothing_committed()) +
+          (damaged.empty() ? std::string() : "; " + damaged));
     return out;
   }
 

@@ -347,7 +347,7 @@ expect_clean_stderr err.kill "killed run ($FAULT)"
 # the checkpoints as the kill left them, to replay a failing restart
 cp -a ckpt ckpt.after-kill
 mpirun "restart after $FAULT" out err.restart C3_CKPT_DIR=ckpt C3_RESTART=latest
-if [[ $RC != 0 ]] && grep -qiE 'no (globally )?committed checkpoint|no checkpoint .*committed by every rank' err.restart; then
+if [[ $RC != 0 ]] && grep -qiE 'no (globally )?committed checkpoint|no checkpoint .*committed by every rank|nothing to restart from' err.restart; then
   # nothing to continue from: what a user does is start over
   NOTES+=("no checkpoint committed before the kill")
   : > out

@@ -203,7 +203,7 @@ no-checkpoint)
   ./recurse.plain world > expected
   C3_RESTART=latest C3_CKPT_DIR=empty ./recurse > out 2> err
   expect_rc $? 2 "latest with no checkpoint"
-  expect_line "c3: error: no committed checkpoint in empty" err
+  expect_line "c3: error: nothing to restart from: the checkpoint directory empty does not exist (set C3_CKPT_DIR to the directory the first run wrote its checkpoints to)" err
   C3_RESTART=auto C3_CKPT_DIR=empty2 ./recurse world > out 2> err
   expect_rc $? 0 "auto with no checkpoint runs fresh"
   expect_same out expected "auto fresh run"
