@@ -121,15 +121,28 @@ int command_ls(const std::vector<std::string> &args) {
     std::printf("no checkpoints in %s\n", dir.root().c_str());
     return kExitOk;
   }
+  // RANKS: rank files present / ranks the commit marker names (an incomplete checkpoint has no
+  // marker, so only the files present). What is not committed and whole is explained below.
   std::printf("%-12s  %-10s  %-7s  %10s  %s\n", "CHECKPOINT", "STATE", "RANKS", "SIZE", "TIME");
+  std::vector<std::string> notes;
   for (const auto &e : entries) {
-    const char *state =
-        !e.committed ? "incomplete" : rank_files_complete(e) ? "committed" : "damaged?";
-    const std::string expected = e.committed ? std::to_string(e.nranks_expected) : "?";
-    const std::string ranks = std::to_string(e.ranks.size()) + "/" + expected;
+    const bool whole = rank_files_complete(e);
+    const char *state = !e.committed ? "incomplete" : whole ? "committed" : "damaged?";
+    const std::string ranks =
+        std::to_string(e.ranks.size()) + (e.committed ? "/" + std::to_string(e.nranks_expected) : "");
     std::printf("%-12s  %-10s  %-7s  %10s  %s\n", folder_name(e).c_str(), state, ranks.c_str(),
                 c3::human_bytes(e.bytes).c_str(), local_time_iso(e.mtime_s).c_str());
+    if (!e.committed)
+      notes.push_back(folder_name(e) + ": incomplete: " + plural(e.ranks.size(), "rank file") +
+                      " written and no commit marker (the job stopped while writing it); a "
+                      "restart never uses it");
+    else if (!whole)
+      notes.push_back(folder_name(e) + ": committed by " + plural(e.nranks_expected, "rank") +
+                      " but " + std::to_string(e.ranks.size()) +
+                      " rank file(s) found; `c3 verify` tells which are missing or extra");
   }
+  if (!notes.empty()) std::printf("\n");
+  for (const std::string &note : notes) std::printf("%s\n", note.c_str());
   return kExitOk;
 }
 

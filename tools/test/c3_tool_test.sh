@@ -50,7 +50,8 @@ expect 2 "no checkpoint 9" -- "$C3" verify "$DIR" 9
 expect 2 "not a checkpoint number" -- "$C3" verify "$DIR" nine
 
 expect 0 "ckpt.000002  *committed  *3/3" -- "$C3" ls "$DIR"
-expect 0 "ckpt.000003  *incomplete *1/?" -- "$C3" ls "$DIR"
+expect 0 "ckpt.000003  *incomplete *1 " -- "$C3" ls "$DIR"
+expect 0 "ckpt.000003: incomplete: 1 rank file written and no commit marker (the job stopped while writing it); a restart never uses it" -- "$C3" ls "$DIR"
 expect 0 "ckpt.000001: ok (1 rank," -- "$C3" verify "$DIR"
 expect 0 "ckpt.000002: ok (3 ranks," -- "$C3" verify "$DIR"
 expect 0 "ckpt.000003: incomplete" -- "$C3" verify "$DIR"
@@ -72,6 +73,7 @@ expect 1 "rank.0.c3: truncated after section FRAMES (expected END)" -- "$C3" ver
 "$SAMPLE" "$DIR" 4 2 || exit 1
 rm "$DIR/ckpt.000004/rank.1.c3"
 expect 0 "ckpt.000004  *damaged?  *1/2" -- "$C3" ls "$DIR"
+expect 0 "ckpt.000004: committed by 2 ranks but 1 rank file(s) found; .c3 verify. tells which" -- "$C3" ls "$DIR"
 expect 1 "rank.1.c3: missing" -- "$C3" verify "$DIR" 4
 
 # Damage in a checkpoint that never committed is reported but is no error.
