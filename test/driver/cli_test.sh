@@ -178,6 +178,11 @@ case_show_link() {
   [[ $link =~ /lib/libc3mpi\.a\ [^\ ]+/lib/libc3rt\.a\ .*-lboost_serialization\ -lstdc\+\+\ -lm\ .*-lmpich\ -o\ prog$ ]] ||
     fail "c3 libraries, their dependencies and MPICH must follow in that order: $link"
   [[ $link != *" -lmpi "* ]] || fail "-lmpi must be dropped (MPICH comes after the PMPI layer)"
+  if command -v ld.gold > /dev/null; then
+    [[ $link == *" -fuse-ld=gold "* ]] || fail "with ld.gold installed c3cc links with it: $link"
+  fi
+  run "$c3cc" -show main.c -fuse-ld=bfd -o prog
+  [[ $(tail -n 1 out) != *"-fuse-ld=gold"* ]] || fail "a linker the user chose must stay"
   grep -q -- '--whole-program' out && fail "objects given: the sources are not the whole program"
   run "$c3cc" -show main.c util.c -o prog
   [[ $(grep -c c3-precompile out) == 1 ]] || fail "all sources go to one precompiler call"

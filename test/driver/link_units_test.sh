@@ -5,7 +5,8 @@
 # cases: exact (which objects are compiled again, and a restart through them), plain_link (a
 # link without c3cc is refused by name), damaged_unit (a broken unit is reported and its object
 # linked as compiled), archive (code in an archive keeps the sound assumption), rebuild_one (one
-# object compiled again with a pragma added, the others kept).
+# object compiled again with a pragma added, the others kept), other_clang (C3CC_CLANG naming
+# another clang: c3-precompile runs its commands as processes, not the clang it links).
 set -euo pipefail
 
 case_name=$1
@@ -164,6 +165,14 @@ C
     link prog obj/main.o obj/kernel.o obj/leaf.o obj/util.o
     expect_again ""
     run_checked prog
+    ;;
+  other_clang)
+    printf '#!/bin/sh\necho "$*" >> "%s/clang.log"\nexec %s "$@"\n' "$work" "$clang" > other-clang
+    chmod +x other-clang
+    C3CC_CLANG=$work/other-clang "$c3cc" -O2 -c src/leaf.c -o obj/leaf.o || fail "c3cc -c with C3CC_CLANG failed"
+    grep -q -- '-E .*src/leaf.c' clang.log || fail "the preprocess did not run the clang C3CC_CLANG names"
+    grep -q -- '-x cpp-output -c .*leaf.c3.i -o obj/leaf.o' clang.log ||
+      fail "the compile did not run the clang C3CC_CLANG names"
     ;;
   *) fail "unknown case" ;;
 esac
