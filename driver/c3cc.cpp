@@ -54,11 +54,6 @@ void copy_stdin_to(const std::string &path) {
   if (!out) throw UsageError("cannot write standard input to " + path);
 }
 
-std::string program_name(const Command &command) {
-  const std::string &path = command.front();
-  return path.substr(path.rfind('/') + 1);
-}
-
 bool runs_in_precompiler(const Step &step) {
   return step.kind == StepKind::Preprocess || step.kind == StepKind::Precompile ||
          step.kind == StepKind::Compile;
@@ -76,9 +71,7 @@ Command batch_command(const Plan &plan, std::size_t begin, std::size_t end, cons
     for (const std::string &arg : command) list += arg + '\0';
   }
   const std::string path = temp_dir + "/steps";
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << list;
-  if (!out.flush()) throw UsageError("cannot write " + path);
+  write_file(path, list);
   return {tools.precompiler, "--run-steps", path};
 }
 
@@ -109,16 +102,9 @@ int run_plan(Plan plan, bool verbose, const Toolchain &tools, const std::string 
         i = end - 1;
       }
     }
-    if (verbose) std::fprintf(stderr, "%s\n", format_command(command).c_str());
-    const ChildStatus status = run_command(command);
+    const int status = run_step(command, verbose);
     if (signal_received()) return 1;  // interrupted: c3cc dies of that signal after cleaning up
-    if (status.signaled) {
-      std::fprintf(stderr, "c3cc: error: %s terminated by signal %d (%s)\n",
-                   program_name(command).c_str(), status.signal, strsignal(status.signal));
-      return 128 + status.signal;
-    }
-    // The child has printed its diagnostics; its status is c3cc's.
-    if (status.exit_code != 0) return status.exit_code;
+    if (status != 0) return status;
   }
   return 0;
 }

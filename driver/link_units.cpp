@@ -2,11 +2,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <vector>
 
-#include "command_line.hpp"
 #include "object_file.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -20,19 +19,6 @@ struct UnitObject {
   std::string unit;    // extracted section
   std::string again;   // c3-precompile --relink writes this if the object must be compiled again
 };
-
-void write_file(const std::string &path, const std::string &bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  if (!out.flush()) throw UsageError("cannot write " + path);
-}
-
-int run_child(const Command &command, bool verbose) {
-  if (verbose) std::fprintf(stderr, "%s\n", format_command(command).c_str());
-  const ChildStatus status = run_command(command);
-  if (status.signaled) return 128 + status.signal;
-  return status.exit_code;
-}
 
 }  // namespace
 
@@ -60,7 +46,7 @@ int instrument_at_link(const Command &inputs, Command &link, const Toolchain &to
   Command relink{tools.precompiler, "--relink", "--clang", tools.clang};
   if (!other_code) relink.push_back("--whole-program");
   for (const UnitObject &unit : units) relink.insert(relink.end(), {unit.object, unit.unit, unit.again});
-  if (int status = run_child(relink, verbose)) return status;
+  if (int status = run_step(relink, verbose)) return status;
 
   std::string again_list;
   for (const UnitObject &unit : units) {

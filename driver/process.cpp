@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "command_line.hpp"
@@ -118,6 +119,19 @@ std::string capture_output(const Command &command) {
   ::close(pipe_fds[0]);
   if (!wait_for(pid).ok()) throw UsageError("'" + format_command(command) + "' failed");
   return output;
+}
+
+int run_step(const Command &command, bool verbose) {
+  if (verbose) std::fprintf(stderr, "%s\n", format_command(command).c_str());
+  const ChildStatus status = run_command(command);
+  if (status.signaled) {
+    const std::string &path = command.front();
+    std::fprintf(stderr, "c3cc: error: %s terminated by signal %d (%s)\n",
+                 path.substr(path.rfind('/') + 1).c_str(), status.signal, strsignal(status.signal));
+    return 128 + status.signal;
+  }
+  // The child has printed its diagnostics; its status is c3cc's.
+  return status.exit_code;
 }
 
 void install_signal_forwarding() {

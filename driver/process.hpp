@@ -21,6 +21,10 @@ struct ChildStatus {
 // Runs the command (searching PATH) and waits. Throws UsageError when it cannot be started.
 ChildStatus run_command(const Command &command);
 
+// Runs one of c3cc's steps: prints it first with -v, reports a child killed by a signal, and
+// returns the status c3cc then exits with (the child's, or 128 + the signal).
+int run_step(const Command &command, bool verbose);
+
 // Runs the command and returns its standard output; throws UsageError when it fails.
 std::string capture_output(const Command &command);
 

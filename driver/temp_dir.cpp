@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "command_line.hpp"
@@ -44,5 +45,11 @@ TempDir::~TempDir() {
 }
 
 std::string TempDir::placeholder() { return temp_root() + "/" + kTemplate; }
+
+void write_file(const std::string &path, const std::string &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  if (!out.flush()) throw UsageError("cannot write " + path);
+}
 
 }  // namespace c3cc

@@ -24,4 +24,7 @@ class TempDir {
   bool keep_ = false;
 };
 
+// Writes bytes to a file of c3cc's (its temporary directory); throws UsageError if it cannot.
+void write_file(const std::string &path, const std::string &bytes);
+
 }  // namespace c3cc

@@ -99,7 +99,8 @@ int runClangCommand(const std::vector<std::string> &Argv) {
   (void)TargetReady;
   // Only the clang this program was built with runs here (C3CC_CLANG may name another).
   const std::string Executable = clangExecutable(Argv[0]);
-  if (Executable.empty() || Executable != clangExecutable(C3PRE_CLANG_EXECUTABLE)) return runChild(Argv);
+  static const std::string Linked = clangExecutable(C3PRE_CLANG_EXECUTABLE);
+  if (Executable.empty() || Executable != Linked) return runChild(Argv);
   for (const std::string &Arg : Argv)  // what clang prints about itself, as clang prints it
     if (Arg == "-v" || Arg == "-###" || Arg == "--verbose" || Arg.rfind("-print-", 0) == 0 ||
         Arg.rfind("--print-", 0) == 0 || Arg.rfind("-save-temps", 0) == 0)
