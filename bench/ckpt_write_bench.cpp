@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "ckpt_file.hpp"
-#include "crc32c.hpp"
-#include "error.hpp"
+#include "store/ckpt_file.hpp"
+#include "store/crc32c.hpp"
+#include "support/error.hpp"
 
 namespace {
 

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint.hpp"
-#include "ckpt_dir.hpp"
-#include "ckpt_file.hpp"
-#include "text_format.hpp"
-#include "error.hpp"
+#include "lifecycle/checkpoint.hpp"
+#include "store/ckpt_dir.hpp"
+#include "store/ckpt_file.hpp"
+#include "support/text_format.hpp"
+#include "support/error.hpp"
 
 #ifndef C3_VERSION
 #define C3_VERSION "unknown"

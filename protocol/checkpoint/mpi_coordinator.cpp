@@ -1,4 +1,4 @@
-// The MPI job's Coordinator (runtime/coordinator.hpp): when a rank checkpoints, what its state
+// The MPI job's Coordinator (runtime/lifecycle/coordinator.hpp): when a rank checkpoints, what its state
 // file holds of the protocol, and which checkpoint a restart uses. Installed before main, so a
 // restart can start MPI before it reads any file.
 #include <time.h>
@@ -7,18 +7,18 @@
 #include <cstdio>
 #include <set>
 
-#include "checkpoint.hpp"
+#include "lifecycle/checkpoint.hpp"
 #include "checkpoint/protocol_files.hpp"
-#include "ckpt_file.hpp"
-#include "coordinator.hpp"
+#include "store/ckpt_file.hpp"
+#include "lifecycle/coordinator.hpp"
 #include "handles/recreate.hpp"
-#include "error.hpp"
+#include "support/error.hpp"
 #include "layer/layer.hpp"
 #include "messages/requests.hpp"
 #include "messages/split_transfer.hpp"
 #include "modes/epochs.hpp"
 #include "nondet/nondet.hpp"
-#include "output_commit.hpp"
+#include "io/output_commit.hpp"
 
 namespace c3::mpi {
 

@@ -16,11 +16,11 @@
 #include <boost/serialization/utility.hpp>
 #include <boost/serialization/vector.hpp>
 
-#include "bounded_archive.hpp"
-#include "build_id.hpp"
-#include "checkpoint.hpp"
-#include "ckpt_file.hpp"
-#include "error.hpp"
+#include "store/bounded_archive.hpp"
+#include "store/build_id.hpp"
+#include "lifecycle/checkpoint.hpp"
+#include "store/ckpt_file.hpp"
+#include "support/error.hpp"
 
 namespace c3::mpi::files {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ckpt_dir.hpp"
+#include "store/ckpt_dir.hpp"
 #include "state/protocol_state.hpp"
 
 namespace c3::mpi::files {

@@ -10,7 +10,7 @@
 #include "messages/requests.hpp"
 #include "modes/epochs.hpp"
 #include "mpi_hooks.hpp"
-#include "output_commit.hpp"
+#include "io/output_commit.hpp"
 
 namespace c3::mpi {
 namespace {

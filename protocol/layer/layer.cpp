@@ -9,7 +9,7 @@
 #include "messages/requests.hpp"
 #include "modes/epochs.hpp"
 #include "nondet/nondet.hpp"
-#include "output_commit.hpp"
+#include "io/output_commit.hpp"
 
 namespace c3::mpi {
 

@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "checkpoint.hpp"
+#include "lifecycle/checkpoint.hpp"
 #include "handles/groups.hpp"
 #include "handles/handles.hpp"
 #include "layer/layer.hpp"

@@ -13,16 +13,16 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
-#include "build_id.hpp"
-#include "checkpoint.hpp"
+#include "store/build_id.hpp"
+#include "lifecycle/checkpoint.hpp"
 #include "checkpoint/protocol_files.hpp"
-#include "ckpt_dir.hpp"
-#include "ckpt_file.hpp"
-#include "config.hpp"
+#include "store/ckpt_dir.hpp"
+#include "store/ckpt_file.hpp"
+#include "lifecycle/config.hpp"
 #include "collectives/collective_bounds.hpp"
 #include "control/control_channel.hpp"
-#include "error.hpp"
-#include "fault_injection.hpp"
+#include "support/error.hpp"
+#include "lifecycle/fault_injection.hpp"
 #include "handles/errhandlers.hpp"
 #include "handles/handles.hpp"
 #include "layer/layer.hpp"
@@ -32,8 +32,8 @@
 #include "messages/split_transfer.hpp"
 #include "modes/epochs.hpp"
 #include "nondet/nondet.hpp"
-#include "output_commit.hpp"
-#include "text_format.hpp"
+#include "io/output_commit.hpp"
+#include "support/text_format.hpp"
 
 namespace c3::mpi {
 namespace {

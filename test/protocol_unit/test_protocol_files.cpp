@@ -11,11 +11,11 @@
 #include <map>
 #include <random>
 
-#include "checkpoint.hpp"
-#include "ckpt_dir.hpp"
-#include "ckpt_file.hpp"
+#include "lifecycle/checkpoint.hpp"
+#include "store/ckpt_dir.hpp"
+#include "store/ckpt_file.hpp"
 #include "ckpt_test_tmpdir.hpp"
-#include "error.hpp"
+#include "support/error.hpp"
 #include "checkpoint/protocol_files.hpp"
 
 namespace files = c3::mpi::files;

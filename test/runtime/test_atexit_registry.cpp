@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "atexit_registry.hpp"
+#include "process/atexit_registry.hpp"
 #include "c3/c3_abi.h"
-#include "runtime_state.hpp"
+#include "lifecycle/runtime_state.hpp"
 
 using namespace c3;
 

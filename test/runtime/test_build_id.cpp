@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "build_id.hpp"
+#include "store/build_id.hpp"
 
 using namespace c3;
 

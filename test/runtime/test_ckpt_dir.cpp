@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "ckpt_dir.hpp"
-#include "ckpt_file.hpp"
+#include "store/ckpt_dir.hpp"
+#include "store/ckpt_file.hpp"
 #include "ckpt_test_tmpdir.hpp"
-#include "error.hpp"
+#include "support/error.hpp"
 
 using c3::CheckpointDir;
 using c3::CheckpointEntry;

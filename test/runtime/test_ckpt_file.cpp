@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "ckpt_file.hpp"
+#include "store/ckpt_file.hpp"
 #include "ckpt_test_tmpdir.hpp"
-#include "error.hpp"
+#include "support/error.hpp"
 
 using c3::CheckpointReader;
 using c3::CheckpointWriter;

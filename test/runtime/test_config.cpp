@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-#include "config.hpp"
+#include "lifecycle/config.hpp"
 
 using namespace c3;
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "crc32c.hpp"
+#include "store/crc32c.hpp"
 
 using c3::crc32c;
 using c3::detail::crc32c_hardware;

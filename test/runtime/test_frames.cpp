@@ -7,8 +7,8 @@
 #include <cstring>
 #include <string>
 
-#include "fixed_stack.hpp"
-#include "frames.hpp"
+#include "memory/fixed_stack.hpp"
+#include "memory/frames.hpp"
 
 using namespace c3;
 

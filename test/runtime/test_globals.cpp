@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
-#include "globals.hpp"
+#include "memory/globals.hpp"
 
 namespace {
 long g_a = 1, g_b = 2, g_c = 3;

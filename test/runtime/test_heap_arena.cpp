@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "c3/c3_abi.h"
-#include "error.hpp"
-#include "heap_arena.hpp"
+#include "support/error.hpp"
+#include "memory/heap_arena.hpp"
 
 namespace heap = c3::heap;
 

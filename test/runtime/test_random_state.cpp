@@ -6,8 +6,8 @@
 #include <cstring>
 #include <vector>
 
-#include "heap_arena.hpp"
-#include "random_state.hpp"
+#include "memory/heap_arena.hpp"
+#include "process/random_state.hpp"
 
 using namespace c3;
 

@@ -3,11 +3,11 @@
 #include <cstring>
 
 #include "c3/c3.h"
-#include "checkpoint.hpp"
-#include "error.hpp"
-#include "memory_image.hpp"
-#include "runtime_state.hpp"
-#include "text_format.hpp"
+#include "lifecycle/checkpoint.hpp"
+#include "support/error.hpp"
+#include "store/memory_image.hpp"
+#include "lifecycle/runtime_state.hpp"
+#include "support/text_format.hpp"
 
 using namespace c3;
 

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "error.hpp"
-#include "stdio_trim.hpp"
+#include "support/error.hpp"
+#include "io/stdio_trim.hpp"
 
 using namespace c3;
 using stdio_trim::StreamPosition;

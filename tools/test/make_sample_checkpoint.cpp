@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "ckpt_dir.hpp"
-#include "ckpt_file.hpp"
-#include "error.hpp"
+#include "store/ckpt_dir.hpp"
+#include "store/ckpt_file.hpp"
+#include "support/error.hpp"
 
 int main(int argc, char **argv) {
   if (argc < 4 || argc > 5 || (argc == 5 && std::strcmp(argv[4], "--no-commit") != 0)) {

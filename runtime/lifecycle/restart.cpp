@@ -1,0 +1,242 @@
+#include "lifecycle/restart.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "store/build_id.hpp"
+#include "c3/c3_abi.h"
+#include "store/ckpt_dir.hpp"
+#include "store/ckpt_file.hpp"
+#include "lifecycle/coordinator.hpp"
+#include "support/error.hpp"
+#include "support/text_format.hpp"
+#include "memory/frames.hpp"
+#include "memory/globals.hpp"
+#include "memory/heap_arena.hpp"
+#include "store/memory_image.hpp"
+#include "lifecycle/runtime_state.hpp"
+#include "io/output_commit.hpp"
+#include "io/stdio_trim.hpp"
+
+namespace c3::restart {
+namespace {
+
+[[noreturn]] void fatal(const std::string &message) {
+  std::fprintf(stderr, "c3: error: %s\n", message.c_str());
+  std::fflush(stderr);
+  std::exit(2);
+}
+
+
+std::string short_id(const std::string &id) {
+  std::string h = to_hex(id);
+  return h.size() > 12 ? h.substr(0, 12) + ".." : h;
+}
+
+// Everything a restart needs, decoded and checked against this process before any memory is
+// written.
+struct Image {
+  uint64_t number = 0;
+  std::unique_ptr<CheckpointReader> reader;
+  std::vector<MemoryPiece> globals, heap, frames;
+  PersistentState state;
+  stdio_trim::Record stdio;
+  std::string held_output;  // stdout the checkpointed run had not released at the checkpoint
+};
+
+// Opens checkpoint `number`'s file for this rank. CorruptCheckpoint (and I/O errors reading the
+// file) propagate; a foreign executable or a different rank count ends the process.
+std::unique_ptr<CheckpointReader> open_checked(const CheckpointDir &dir, uint64_t number) {
+  Coordinator &co = coordinator();
+  std::string path = dir.rank_file(number, co.rank());
+  auto reader = std::make_unique<CheckpointReader>(path);
+  const FileHeader &h = reader->header();
+  if (h.build_id != executable_build_id())
+    fatal("checkpoint " + std::to_string(number) + " was written by a different executable " +
+          "(build-id " + short_id(h.build_id) + " vs " + short_id(executable_build_id()) +
+          "); rebuild or point C3_CKPT_DIR elsewhere");
+  if (h.nranks != co.nranks())
+    fatal("checkpoint " + std::to_string(number) + " was written by " + std::to_string(h.nranks) +
+          " processes, this run has " + std::to_string(co.nranks()) +
+          "; restart with the same number of processes");
+  if (h.checkpoint != number || h.rank != co.rank())
+    throw CorruptCheckpoint(path + ": header says checkpoint " + std::to_string(h.checkpoint) +
+                            " rank " + std::to_string(h.rank));
+  return reader;
+}
+
+// Decodes the sections (CorruptCheckpoint on malformed payloads) and checks they fit this
+// process (c3::Error, not a damaged file: the program or its settings differ).
+Image decode(uint64_t number, std::unique_ptr<CheckpointReader> reader) {
+  Image img;
+  img.number = number;
+  const std::string &path = reader->path();
+  img.globals = decode_memory_image(reader->section(SectionKind::Globals), path);
+  img.heap = decode_memory_image(reader->section(SectionKind::Heap), path);
+  img.frames = decode_memory_image(reader->section(SectionKind::Frames), path);
+  const SectionView &rt = reader->section(SectionKind::Runtime);
+  img.state = decode_persistent_state(rt.data, rt.size, path);
+  img.stdio = stdio_trim::decode(reader->section(SectionKind::Stdio), path);
+  for (const SectionView &s : reader->sections())
+    if (s.kind == uint32_t(SectionKind::HeldOutput))
+      img.held_output.assign(reinterpret_cast<const char *>(s.data), s.size);
+  img.reader = std::move(reader);
+  return img;
+}
+
+void check_fits(const Image &img, const Config &cfg) {
+  const std::string which = "checkpoint " + std::to_string(img.number);
+  try {
+    globals::validate_saved(img.globals);
+    frames::validate_saved(img.frames);
+  } catch (const Error &e) {
+    fatal(which + " does not fit this program: " + e.what());
+  }
+  const uintptr_t lo = heap::kDefaultBase, hi = heap::kDefaultBase + cfg.heap_size;
+  for (const MemoryPiece &p : img.heap) {
+    if (p.address < lo || p.address > hi || p.size > hi - p.address)
+      fatal(which + " holds heap data at " + hex(p.address) + "-" + hex(p.address + p.size) +
+            ", outside the heap arena " + hex(lo) + "-" + hex(hi) +
+            "; restart with the C3_HEAP_SIZE the checkpoint was taken with");
+  }
+}
+
+// Candidates for C3_RESTART=latest/auto: committed checkpoints, newest first.
+std::vector<uint64_t> committed_newest_first(const std::vector<CheckpointEntry> &entries) {
+  std::vector<uint64_t> out;
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it)
+    if (it->committed) out.push_back(it->number);
+  return out;
+}
+
+// Returns the image to restore, or nullopt-like empty image (number 0) for a fresh run.
+// Warnings are collected so they can be printed after stderr has been cut back.
+Image select(const Config &cfg, std::vector<std::string> &warnings) {
+  CheckpointDir dir(cfg.ckpt_dir);
+  Coordinator &co = coordinator();
+  if (co.chooses_restart()) {
+    // Every rank verified its files of these already and they agree on the order.
+    std::vector<uint64_t> agreed = co.restart_candidates(dir, cfg);
+    if (agreed.empty()) return Image{};
+    const uint64_t n = agreed.front();
+    try {
+      Image img = decode(n, open_checked(dir, n));
+      check_fits(img, cfg);
+      return img;
+    } catch (const Error &e) {
+      fatal("checkpoint " + std::to_string(n) + " is damaged (" + e.what() + ")");
+    }
+  }
+  std::vector<CheckpointEntry> entries;
+  try {
+    entries = dir.list();
+  } catch (const Error &e) {
+    if (cfg.restart == RestartMode::Auto) return Image{};
+    fatal(std::string("cannot read checkpoint directory: ") + e.what());
+  }
+
+  if (cfg.restart == RestartMode::Number) {
+    const uint64_t n = cfg.restart_number;
+    const CheckpointEntry *found = nullptr;
+    for (const CheckpointEntry &e : entries)
+      if (e.number == n) found = &e;
+    if (!found) fatal("checkpoint " + std::to_string(n) + " not found in " + dir.root());
+    if (!found->committed)
+      fatal("checkpoint " + std::to_string(n) + " in " + dir.root() +
+            " was never committed (its writing did not finish)");
+    try {
+      Image img = decode(n, open_checked(dir, n));
+      check_fits(img, cfg);
+      return img;
+    } catch (const Error &e) {
+      fatal("checkpoint " + std::to_string(n) + " is damaged (" + e.what() + ")");
+    }
+  }
+
+  std::vector<uint64_t> candidates = committed_newest_first(entries);
+  if (candidates.empty()) {
+    if (cfg.restart == RestartMode::Auto) return Image{};
+    fatal("nothing to restart from: " + dir.why_nothing_committed());
+  }
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const uint64_t n = candidates[i];
+    try {
+      Image img = decode(n, open_checked(dir, n));
+      check_fits(img, cfg);
+      return img;
+    } catch (const Error &e) {
+      // A damaged or unreadable file: the previous committed checkpoint is still good.
+      if (i + 1 == candidates.size())
+        fatal("checkpoint " + std::to_string(n) + " is damaged (" + e.what() +
+              "); no older committed checkpoint in " + dir.root());
+      warnings.push_back("checkpoint " + std::to_string(n) + " is damaged (" + e.what() +
+                         "); falling back to checkpoint " + std::to_string(candidates[i + 1]));
+    }
+  }
+  fatal("no usable checkpoint in " + dir.root());
+}
+
+}  // namespace
+
+bool prepare(const Config &cfg) {
+  if (cfg.restart == RestartMode::Fresh) return false;
+  coordinator().restart_begin(cfg);
+  std::vector<std::string> warnings;
+  Image img = select(cfg, warnings);
+  if (img.number == 0) return false;  // C3_RESTART=auto with nothing to restart from
+  coordinator().restore(*img.reader, img.number);
+
+  heap::reset_for_restore();
+  for (const MemoryPiece &p : img.heap)
+    std::memcpy(reinterpret_cast<void *>(p.address), p.bytes, p.size);
+  try {
+    heap::verify();
+  } catch (const Error &e) {
+    fatal("checkpoint " + std::to_string(img.number) + ": the restored heap is inconsistent (" +
+          e.what() + ")");
+  }
+  globals::restore(img.globals);
+  frames::load_for_replay(img.frames);
+  PersistentState &state = persistent_state();
+  state = img.state;
+  state.restarts += 1;
+  ProcessState &proc = process_state();
+  proc.restarted = true;
+  proc.restart_checkpoint = img.number;
+
+  // Cut the output back first, so the lines below are not cut away with it. Output the killed run
+  // held back at the checkpoint was lost if it died before releasing it: show it now.
+  // The same regular file is cut back to before the held bytes and gets all of them again;
+  // anything else (a pipe, another file) gets the part the killed run had not shown yet.
+  CheckpointDir ckpt_dir(cfg.ckpt_dir);
+  const uint64_t held = img.held_output.size();
+  uint64_t shown = 0;
+  const stdio_trim::StreamPosition now = stdio_trim::position_of(1);
+  const bool same_file = stdio_trim::stdout_cuttable(img.stdio) && now.regular &&
+                         now.dev == img.stdio.out.dev && now.ino == img.stdio.out.ino;
+  if (same_file && img.stdio.out.offset >= held)
+    img.stdio.out.offset -= held;
+  else
+    shown = std::min(held, coordinator().held_output_shown(ckpt_dir, img.number, held));
+  stdio_trim::apply(img.stdio);
+  output::reemit(img.held_output.substr(shown));
+  for (const std::string &w : warnings) std::fprintf(stderr, "c3: warning: %s\n", w.c_str());
+  CheckpointDir dir(cfg.ckpt_dir);
+  std::fprintf(stderr, "c3: restarting from checkpoint %lu (%s)\n",
+               static_cast<unsigned long>(img.number), dir.checkpoint_path(img.number).c_str());
+  if (cfg.verbose)
+    std::fprintf(stderr,
+                 "c3: restored %zu globals, %zu heap extents, %zu frames (%lu bytes read)\n",
+                 img.globals.size(), img.heap.size(), img.frames.size(),
+                 static_cast<unsigned long>(img.reader->file_size()));
+  std::fflush(stderr);
+  __c3_restoring = 1;
+  return true;
+}
+
+}  // namespace c3::restart

@@ -1,0 +1,49 @@
+#include "store/memory_image.hpp"
+
+#include <cstring>
+#include <string>
+
+#include "support/error.hpp"
+
+namespace c3 {
+
+void MemoryImageBuilder::add(const void *address, uint64_t size) {
+  table_.push_back(reinterpret_cast<uintptr_t>(address));
+  table_.push_back(size);
+  if (size) data_.push_back(iovec{const_cast<void *>(address), size_t(size)});
+  data_bytes_ += size;
+}
+
+const std::vector<iovec> &MemoryImageBuilder::pieces() {
+  header_.assign(1, uint64_t(table_.size() / 2));
+  header_.insert(header_.end(), table_.begin(), table_.end());
+  pieces_.assign(1, iovec{header_.data(), header_.size() * sizeof(uint64_t)});
+  pieces_.insert(pieces_.end(), data_.begin(), data_.end());
+  return pieces_;
+}
+
+std::vector<MemoryPiece> decode_memory_image(const SectionView &section, const std::string &path) {
+  auto corrupt = [&](const std::string &why) -> CorruptCheckpoint {
+    return CorruptCheckpoint(path + ": section " + section_name(section.kind) + ": " + why);
+  };
+  if (section.size < 8) throw corrupt("too short for its piece count");
+  uint64_t count;
+  std::memcpy(&count, section.data, 8);
+  if (count > (section.size - 8) / 16)
+    throw corrupt("piece count " + std::to_string(count) + " exceeds the section");
+  uint64_t offset = 8 + count * 16;
+  std::vector<MemoryPiece> out;
+  out.reserve(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t pair[2];
+    std::memcpy(pair, section.data + 8 + i * 16, 16);
+    if (pair[1] > section.size - offset)
+      throw corrupt("piece " + std::to_string(i) + " runs past the end");
+    out.push_back(MemoryPiece{uintptr_t(pair[0]), pair[1], section.data + offset});
+    offset += pair[1];
+  }
+  if (offset != section.size) throw corrupt("trailing bytes after the last piece");
+  return out;
+}
+
+}  // namespace c3
