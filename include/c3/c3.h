@@ -7,8 +7,8 @@ extern "C" {
 #endif
 
 /* Non-zero while the program runs from a restored checkpoint (from the start of the restarted
- * process on). Open files, sockets and threads are not part of a checkpoint: reopen them when
- * this is set. */
+ * process on). Files the program opened are reopened by c3; pipes, sockets and threads are not
+ * part of a checkpoint: open or start them again when this is set. */
 int c3_restarting(void);
 
 /* Register a function called once, right after a restart has rebuilt the program's state and

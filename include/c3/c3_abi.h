@@ -74,6 +74,42 @@ char *__c3_realpath(const char *path, char *resolved);
 char *__c3_getcwd(char *buffer, unsigned long size);
 char *__c3_get_current_dir_name(void);
 
+/* The program's open files (runtime/io/open_files.hpp). A FILE * from the calls below is the
+ * address of a slot in __c3_streams, at the same address in every run; the generated code
+ * passes __c3_stream(f) wherever the program hands a FILE * to libc, and stdin/stdout/stderr
+ * stored by the program are slots 0-2. Calls name their site in __c3_io_site first, for
+ * messages about the file. Their types are spelled with builtin types; the generated code calls
+ * them through pointers of the originals' types. */
+struct __c3_stream_slot {
+  void *stream; /* glibc's FILE * in this process, or null */
+};
+extern struct __c3_stream_slot __c3_streams[];
+extern const char *__c3_io_site;
+void *__c3_stream(void *stream);
+void *__c3_fopen(const char *path, const char *mode);
+void *__c3_fdopen(int fd, const char *mode);
+void *__c3_freopen(const char *path, const char *mode, void *stream);
+int __c3_fclose(void *stream);
+void *__c3_tmpfile(void);
+void *__c3_popen(const char *command, const char *type);
+int __c3_pclose(void *stream);
+void *__c3_fmemopen(void *buffer, unsigned long size, const char *mode);
+void *__c3_open_memstream(char **buffer, unsigned long *size);
+int __c3_open(const char *path, int flags, ...);
+int __c3_openat(int dirfd, const char *path, int flags, ...);
+int __c3_creat(const char *path, unsigned mode);
+int __c3_mkstemp(char *pattern);
+int __c3_mkostemp(char *pattern, int flags);
+int __c3_close(int fd);
+int __c3_dup(int fd);
+int __c3_dup2(int fd, int to);
+int __c3_dup3(int fd, int to, int flags);
+int __c3_pipe(int fds[2]);
+int __c3_pipe2(int fds[2], int flags);
+int __c3_socket(int domain, int type, int protocol);
+int __c3_socketpair(int domain, int type, int protocol, int fds[2]);
+int __c3_accept(int fd, void *address, void *length);
+
 /* atexit registrations are part of the program's state: the runtime records them and registers
  * them again in a restarted process. */
 int __c3_atexit(void (*function)(void));

@@ -59,6 +59,7 @@ std::unique_ptr<Pass> createPragmaSitesPass(const std::vector<PragmaUse> &Uses);
 // The passes, in the order the pipeline runs them (see Pipeline.cpp).
 std::unique_ptr<Pass> createCheckUnsupportedPass();
 std::unique_ptr<Pass> createRenameHeapPass();
+std::unique_ptr<Pass> createTrackFilesPass();
 std::unique_ptr<Pass> createRegisterGlobalsPass();
 std::unique_ptr<Pass> createSplitCallsPass();
 std::unique_ptr<Pass> createHoistLocalsPass();

@@ -3,7 +3,7 @@
 //
 //   1  pragma-sites                        pragmas become __c3_checkpoint_site calls
 //   -  reachability                        call-graph summary of every file, then a fixpoint
-//   2  check-unsupported, rename-heap, register-globals
+//   2  check-unsupported, rename-heap, track-files, register-globals
 //   3  split-calls                         reaching calls become statements of their own
 //   4  hoist-locals                        the frame record
 //   5  reentry-dispatch, rename-main       labels, dispatch, frame push/pop, main
@@ -120,6 +120,7 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
   Stages.emplace_back();
   Stages.back().push_back(createCheckUnsupportedPass());
   Stages.back().push_back(createRenameHeapPass());
+  Stages.back().push_back(createTrackFilesPass());
   Stages.back().push_back(createRegisterGlobalsPass());
   Stages.emplace_back();
   Stages.back().push_back(createSplitCallsPass());

@@ -6,6 +6,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/Support/Path.h"
 
 using namespace clang;
 
@@ -30,6 +31,13 @@ unsigned SourceText::begin(const Stmt *S) const {
 
 unsigned SourceText::offset(SourceLocation Loc) const {
   return Ctx.getSourceManager().getFileOffset(Loc);
+}
+
+std::string SourceText::where(SourceLocation Loc) const {
+  PresumedLoc Presumed = Ctx.getSourceManager().getPresumedLoc(Loc);
+  if (!Presumed.isValid()) return "?";
+  return std::string(llvm::sys::path::filename(Presumed.getFilename())) + ":" +
+         std::to_string(Presumed.getLine());
 }
 
 unsigned SourceText::end(const Stmt *S) const {

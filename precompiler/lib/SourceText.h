@@ -29,6 +29,8 @@ class SourceText {
   clang::SourceLocation location(unsigned Offset) const;
   llvm::StringRef buffer() const { return Buffer; }
   clang::ASTContext &context() const { return Ctx; }
+  // "file.c:12": where Loc is in the user's source (after #line markers), as messages name it.
+  std::string where(clang::SourceLocation Loc) const;
 
  private:
   clang::ASTContext &Ctx;

@@ -110,11 +110,7 @@ class PragmaSitesPass : public Pass {
                     "on separate lines");
         continue;
       }
-      PresumedLoc Presumed = SM.getPresumedLoc(Use.HashLoc);
-      std::string Where = Presumed.isValid()
-                              ? std::string(llvm::sys::path::filename(Presumed.getFilename())) + ":" +
-                                    std::to_string(Presumed.getLine())
-                              : std::string("?");
+      std::string Where = PC.Source.where(Use.HashLoc);
       size_t LineEnd = PC.Source.buffer().find('\n', Offset);
       if (LineEnd == StringRef::npos) LineEnd = PC.Source.buffer().size();
       std::string Call = std::string("__c3_checkpoint_site(") + (Use.Force ? "1" : "0") + ", \"" +

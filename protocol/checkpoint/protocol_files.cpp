@@ -6,17 +6,14 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <sstream>
 
-#include <boost/archive/archive_exception.hpp>
-#include <boost/archive/binary_oarchive.hpp>
 #include <boost/serialization/deque.hpp>
 #include <boost/serialization/map.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/utility.hpp>
 #include <boost/serialization/vector.hpp>
 
-#include "store/bounded_archive.hpp"
+#include "store/archived_section.hpp"
 #include "store/build_id.hpp"
 #include "lifecycle/checkpoint.hpp"
 #include "store/ckpt_file.hpp"
@@ -31,33 +28,12 @@ constexpr char kSnapMagic[8] = {'C', '3', 'M', 'P', 'S', 'N', 'P', '1'};
 
 template <class T>
 std::string encode(const T &value, const char (&magic)[8]) {
-  std::ostringstream out;
-  out.write(magic, sizeof magic);
-  {
-    boost::archive::binary_oarchive ar(out, boost::archive::no_header);
-    ar << value;
-  }
-  return out.str();
+  return encode_archived(magic, value);
 }
 
 template <class T>
 T decode(const void *data, size_t size, const char (&magic)[8], const std::string &what) {
-  T value;
-  if (size < sizeof magic || std::memcmp(data, magic, sizeof magic) != 0)
-    throw CorruptCheckpoint(what + ": not a c3 protocol record");
-  try {
-    std::istringstream in(std::string(static_cast<const char *>(data) + sizeof magic,
-                                      size - sizeof magic));
-    c3::BoundedIArchive ar(in, boost::archive::no_header);
-    ar >> value;
-  } catch (const boost::archive::archive_exception &e) {
-    throw CorruptCheckpoint(what + ": " + e.what());
-  } catch (const std::bad_alloc &) {
-    throw CorruptCheckpoint(what + ": implausible sizes");
-  } catch (const std::exception &e) {  // e.g. length_error from a length no vector can have
-    throw CorruptCheckpoint(what + ": " + e.what());
-  }
-  return value;
+  return decode_archived<T>(data, size, magic, what, "a c3 protocol record");
 }
 
 std::string seconds(uint64_t ns) {

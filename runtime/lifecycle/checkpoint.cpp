@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <set>
 
 #include "process/atexit_registry.hpp"
 #include "store/build_id.hpp"
@@ -23,6 +24,7 @@
 #include "store/memory_image.hpp"
 #include "process/random_state.hpp"
 #include "lifecycle/runtime_state.hpp"
+#include "io/open_files.hpp"
 #include "io/stdio_trim.hpp"
 
 namespace c3::checkpoint {
@@ -67,7 +69,8 @@ std::optional<uint64_t> newest_committed_before(const CheckpointDir &dir, uint64
 // Writes checkpoint `number`'s file for this rank and commits it. Returns the file size.
 uint64_t write_and_commit(const CheckpointDir &dir, uint64_t number, const char *where,
                           const std::vector<const __c3_frame *> &chain,
-                          const stdio_trim::Record &stdio, const std::string &held_output,
+                          const stdio_trim::Record &stdio, const files::Record &open_files,
+                          const std::string &held_output,
                           uint64_t start_ns, bool &committed) {
   const Config &cfg = config();
   Coordinator &co = coordinator();
@@ -95,6 +98,7 @@ uint64_t write_and_commit(const CheckpointDir &dir, uint64_t number, const char 
   next.checkpoints_taken += 1;
   std::string runtime_payload = encode_persistent_state(next);
   std::string stdio_payload = stdio_trim::encode(stdio);
+  std::string files_payload = files::encode(open_files);
 
   heap::Stats hs = heap::stats();
   std::map<std::string, std::string> meta = {
@@ -116,6 +120,7 @@ uint64_t write_and_commit(const CheckpointDir &dir, uint64_t number, const char 
       {"innermost_function", chain.back()->function ? chain.back()->function : "?"},
       {"stack_top", hex(fixed_stack::top())},
       {"checkpoints_taken", std::to_string(next.checkpoints_taken)},
+      {"open_files", std::to_string(open_files.open.size())},
   };
   std::string meta_payload = encode_meta(meta);
 
@@ -130,11 +135,14 @@ uint64_t write_and_commit(const CheckpointDir &dir, uint64_t number, const char 
     writer.add_section(SectionKind::Runtime, runtime_payload.data(), runtime_payload.size());
     writer.add_section(SectionKind::Stdio, stdio_payload.data(), stdio_payload.size());
     writer.add_section(SectionKind::HeldOutput, held_output.data(), held_output.size());
+    writer.add_section(SectionKind::Files, files_payload.data(), files_payload.size());
     if (!protocol_payload.empty())
       writer.add_section(SectionKind::Protocol, protocol_payload.data(), protocol_payload.size());
     writer.commit();
     size = writer.bytes_written();
   }
+  // Files the program opens for writing from here on are noted beside this checkpoint.
+  files::journal_to(files::journal_path(dir.checkpoint_path(number), co.rank()));
   fault::reached(FaultStage::BeforeCommit, number);
   committed = co.file_written(dir, number, cfg.keep);
 
@@ -182,23 +190,36 @@ void init(const Config &cfg) {
   schedule_next();
 }
 
+// A checkpoint that cannot be taken is reported once per pragma: the program goes on, and an
+// MPI job's other ranks ask again at every visit.
+void report_refusal(const char *where, const std::string &why) {
+  static std::set<std::string> reported;
+  if (!reported.insert(where).second) return;
+  std::fprintf(stderr, "c3: warning: checkpoint at %s not taken: %s\n", where, why.c_str());
+}
+
 bool take(const char *where) {
   uint64_t start_ns = now_ns(CLOCK_MONOTONIC);
   g_requested = 0;
+  // Everything the program printed so far belongs before the checkpoint; files are measured
+  // with their buffers written out.
+  std::fflush(nullptr);
   std::vector<const __c3_frame *> chain;
+  files::Record open_files;
   try {
     std::string refusal = coordinator().refusal();
-    if (!refusal.empty()) throw frames::CheckpointRefused("checkpoint at " + std::string(where) +
-                                                          " not taken: " + refusal);
-    chain = frames::active_chain(where);
+    if (refusal.empty()) {
+      open_files = files::record();
+      refusal = files::refusal(open_files, !persistent_state().on_restart.empty());
+    }
+    if (!refusal.empty()) throw frames::CheckpointRefused(refusal);
+    chain = frames::active_chain();
   } catch (const frames::CheckpointRefused &e) {
-    std::fprintf(stderr, "c3: error: %s\n", e.what());
+    report_refusal(where, e.what());
     schedule_next();
     return false;
   }
 
-  // Everything the program printed so far belongs before the checkpoint.
-  std::fflush(nullptr);
   stdio_trim::Record stdio = stdio_trim::record();
   std::string held_output = output::held_back();
   // Before the heap and globals are written: the position goes into the state array.
@@ -209,7 +230,8 @@ bool take(const char *where) {
   uint64_t size = 0;
   bool committed = false;
   try {
-    size = write_and_commit(dir, number, where, chain, stdio, held_output, start_ns, committed);
+    size = write_and_commit(dir, number, where, chain, stdio, open_files, held_output, start_ns,
+                            committed);
   } catch (const Error &e) {
     coordinator().file_failed(number);
     std::optional<uint64_t> kept = newest_committed_before(dir, number);

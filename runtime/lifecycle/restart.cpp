@@ -21,6 +21,7 @@
 #include "store/memory_image.hpp"
 #include "lifecycle/runtime_state.hpp"
 #include "io/output_commit.hpp"
+#include "io/open_files.hpp"
 #include "io/stdio_trim.hpp"
 
 namespace c3::restart {
@@ -47,6 +48,7 @@ struct Image {
   PersistentState state;
   stdio_trim::Record stdio;
   std::string held_output;  // stdout the checkpointed run had not released at the checkpoint
+  files::Record files;      // the program's open files
 };
 
 // Opens checkpoint `number`'s file for this rank. CorruptCheckpoint (and I/O errors reading the
@@ -85,6 +87,8 @@ Image decode(uint64_t number, std::unique_ptr<CheckpointReader> reader) {
   for (const SectionView &s : reader->sections())
     if (s.kind == uint32_t(SectionKind::HeldOutput))
       img.held_output.assign(reinterpret_cast<const char *>(s.data), s.size);
+    else if (s.kind == uint32_t(SectionKind::Files))
+      img.files = files::decode(s, path);
   img.reader = std::move(reader);
   return img;
 }
@@ -209,6 +213,24 @@ bool prepare(const Config &cfg) {
   proc.restarted = true;
   proc.restart_checkpoint = img.number;
 
+  // The program's files before its output: a file that cannot be reopened stops the restart
+  // before anything is shown or cut.
+  CheckpointDir dir(cfg.ckpt_dir);
+  const uint32_t rank = coordinator().rank();
+  std::vector<std::string> journals;
+  try {
+    for (const CheckpointEntry &e : dir.list())
+      if (e.number >= img.number) journals.push_back(files::journal_path(e.path, rank));
+  } catch (const Error &) {
+    journals.push_back(files::journal_path(dir.checkpoint_path(img.number), rank));
+  }
+  try {
+    files::restore(img.files, journals, warnings);
+  } catch (const Error &e) {
+    fatal("restart from checkpoint " + std::to_string(img.number) + " stopped: " + e.what());
+  }
+  files::journal_to(files::journal_path(dir.checkpoint_path(img.number), rank));
+
   // Cut the output back first, so the lines below are not cut away with it. Output the killed run
   // held back at the checkpoint was lost if it died before releasing it: show it now.
   // The same regular file is cut back to before the held bytes and gets all of them again;
@@ -226,7 +248,6 @@ bool prepare(const Config &cfg) {
   stdio_trim::apply(img.stdio);
   output::reemit(img.held_output.substr(shown));
   for (const std::string &w : warnings) std::fprintf(stderr, "c3: warning: %s\n", w.c_str());
-  CheckpointDir dir(cfg.ckpt_dir);
   std::fprintf(stderr, "c3: restarting from checkpoint %lu (%s)\n",
                static_cast<unsigned long>(img.number), dir.checkpoint_path(img.number).c_str());
   if (cfg.verbose)

@@ -46,32 +46,29 @@ const char *saved_function(const SavedFrame &f) {
 
 }  // namespace
 
-std::vector<const __c3_frame *> active_chain(const char *where) {
+std::vector<const __c3_frame *> active_chain() {
   std::vector<const __c3_frame *> chain;
   for (const __c3_frame *f = __c3_top; f; f = f->prev) {
     if (!fixed_stack::contains(f, f->size) || f->size < sizeof(__c3_frame))
-      throw CheckpointRefused(std::string("checkpoint at ") + where +
-                              " is reached on a stack c3 does not manage (frame of '" +
+      throw CheckpointRefused(std::string("it is reached on a stack c3 does not manage (frame of '") +
                               name_or_unknown(f->function) + "' at " +
                               hex(reinterpret_cast<uintptr_t>(f)) +
-                              ", e.g. in a signal handler or a thread); no checkpoint taken");
+                              ", e.g. in a signal handler or a thread); checkpoint from the "
+                              "program's main thread");
     chain.push_back(f);
     if (chain.size() > (fixed_stack::top() - fixed_stack::base()) / sizeof(__c3_frame))
-      throw CheckpointRefused(std::string("checkpoint at ") + where +
-                              ": the frame chain loops; no checkpoint taken");
+      throw CheckpointRefused("the frame chain loops (the program overwrote c3's frame records)");
   }
   if (chain.empty())
-    throw CheckpointRefused(std::string("checkpoint at ") + where +
-                            " has no instrumented function on the stack; no checkpoint taken");
+    throw CheckpointRefused("no instrumented function is on the stack");
   // Every frame must have been entered from a call site c3 can re-issue (the outermost one from
   // the generated __c3_app_main, which calls the user's main).
   for (size_t i = 0; i < chain.size(); ++i) {
     if (!chain[i]->entered_by_replayable_call)
-      throw CheckpointRefused(std::string("checkpoint at ") + where +
-                              " is reached through a call c3 cannot re-enter (into '" +
+      throw CheckpointRefused(std::string("it is reached through a call c3 cannot re-enter (into '") +
                               name_or_unknown(chain[i]->function) +
                               "' from code c3 did not instrument, e.g. a library callback or a "
-                              "function c3 left uninstrumented); no checkpoint taken");
+                              "function c3 left uninstrumented); move the pragma out of it");
   }
   return {chain.rbegin(), chain.rend()};
 }

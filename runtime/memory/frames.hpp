@@ -19,7 +19,7 @@ class CheckpointRefused : public Error {
 
 // The active frames, outermost first. Throws CheckpointRefused when the chain passes through a
 // call c3 cannot re-enter, lies outside the fixed stack, or is empty.
-std::vector<const __c3_frame *> active_chain(const char *where);
+std::vector<const __c3_frame *> active_chain();
 
 // Checks saved frame records (FRAMES section) against this process: inside the fixed stack,
 // linked to each other. Throws c3::Error describing the mismatch.

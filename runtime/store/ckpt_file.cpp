@@ -119,6 +119,7 @@ const char *section_name(uint32_t kind) {
     case SectionKind::Stdio: return "STDIO";
     case SectionKind::Protocol: return "PROTOCOL";
     case SectionKind::HeldOutput: return "OUTPUT";
+    case SectionKind::Files: return "FILES";
     case SectionKind::End: return "END";
   }
   thread_local char unknown[32];

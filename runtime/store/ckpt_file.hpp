@@ -18,6 +18,7 @@ enum class SectionKind : uint32_t {
   Stdio = 6,
   Protocol = 7,
   HeldOutput = 8,  // stdout held back since the previous checkpoint (output_commit)
+  Files = 9,       // the program's open files (io/open_files)
   End = 0x454e4421,  // "END!"
 };
 const char *section_name(uint32_t kind);  // "HEAP", ... or "unknown(0x..)"

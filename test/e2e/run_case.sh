@@ -4,17 +4,20 @@
 # with plain `mpicc -O2`. Also the error paths a user meets at this level.
 #
 #   run_case.sh build <work> <c3cc> <mpicc> <source dir> [--src F]... [--arg A]... [--cflag F]...
-#                     [--env VAR=value]... [--stdin F] [--separate]
+#                     [--env VAR=value]... [--stdin F] [--file F]... [--separate]
 #       builds <work>/ref/<name> (mpicc -O2) and <work>/c3/<name> (one c3cc call); --separate
 #       also builds <work>/c3sep/<name> file by file (c3cc -c, then c3cc *.o). Runs the
 #       reference once (arguments, environment and stdin as given; every later run gets the
 #       same) for the expected output and times one c3 run. Later actions read it all from <work>.
+#       --file F: the program writes file F in its working directory; every run that finishes
+#       must leave it equal to the reference's (<work>/expected.files/F).
 #   run_case.sh <action> <work> [params] [--bin c3sep] [--restart auto|latest]
 #                     [--restart-no-args | --restart-arg A...] [--env VAR=value]...
 #       actions: separate-build | uninterrupted [min ckpts] | fault <C3_FAULT> | twice <fault> <fault> |
 #       random <kills> [seed] | interval <seconds> <min ckpts> | release-window <checkpoint> |
 #       split-output <fault> | damaged flip|truncate <checkpoint> | foreign | no-checkpoint |
-#       unwritable | bad-env (each is described where it is handled, below).
+#       unwritable | bad-env | file-gone <fault> <file> | refused <kind> <call:line> <n> (each is
+#       described where it is handled, below).
 #
 # Every action runs in its own scratch directory <work>/<action>[-<detail>] so tests can run in
 # parallel. Exit status 0 = pass; failures are listed on stdout.
@@ -82,7 +85,7 @@ newest_committed() { # prints the number of the newest committed checkpoint in d
 if [ "$ACTION" = build ]; then
   C3CC=${1:?c3cc} MPICC=${2:?mpicc} SRCDIR=${3:?source dir}
   shift 3
-  sources=() args=() cflags=() envs=() separate=0 stdin=/dev/null
+  sources=() args=() cflags=() envs=() files=() separate=0 stdin=/dev/null
   while [ $# -gt 0 ]; do
     case $1 in
     --src) sources+=("$SRCDIR/$2"); shift 2 ;;
@@ -90,6 +93,7 @@ if [ "$ACTION" = build ]; then
     --cflag) cflags+=("$2"); shift 2 ;;
     --env) envs+=("$2"); shift 2 ;;
     --stdin) stdin=$SRCDIR/$2; shift 2 ;;
+    --file) files+=("$2"); shift 2 ;;
     --separate) separate=1; shift ;;
     *) die "build: unknown option $1" ;;
     esac
@@ -106,6 +110,8 @@ if [ "$ACTION" = build ]; then
   : > env
   for e in ${envs[@]+"${envs[@]}"}; do printf '%s\n' "$e" >> env; done
   printf '%s\n' "$stdin" > stdin
+  : > files
+  for f in ${files[@]+"${files[@]}"}; do printf '%s\n' "$f" >> files; done
   : > cflags
   for f in ${cflags[@]+"${cflags[@]}"}; do printf '%s\n' "$f" >> cflags; done
 
@@ -136,8 +142,11 @@ if [ "$ACTION" = build ]; then
   fi
   [ "$failures" -eq 0 ] || finish
   mapfile -t run_args < args
-  env ${envs[@]+"${envs[@]}"} ./ref/"$name" ${run_args[@]+"${run_args[@]}"} < "$stdin" > expected 2> expected.err
+  # In a directory of its own: the files the program writes are the expected ones.
+  mkdir -p expected.files
+  (cd expected.files && env ${envs[@]+"${envs[@]}"} ../ref/"$name" ${run_args[@]+"${run_args[@]}"} < "$stdin" > ../expected 2> ../expected.err)
   echo $? > expected.rc
+  for f in ${files[@]+"${files[@]}"}; do [ -f "expected.files/$f" ] || fail "the reference wrote no $f"; done
   [ -s expected ] || fail "the reference printed nothing"
   # How long the c3 build runs (bounds the random kill delays).
   mkdir -p timing && cd timing || exit 1
@@ -157,6 +166,7 @@ C3CC=$(cat "$WORK/c3cc.path")
 mapfile -t ARGS < "$WORK/args"
 EXPECTED=$WORK/expected
 IN=$(cat "$WORK/stdin") # every run opens it afresh
+mapfile -t FILES < "$WORK/files"
 while read -r e; do export "${e?}"; done < "$WORK/env"
 EXPECTED_RC=$(cat "$WORK/expected.rc")
 BIN=c3
@@ -190,11 +200,23 @@ restart() { # restart [VAR=value...]: C3_RESTART=$RESTART_MODE with the restart 
   env C3_RESTART="$RESTART_MODE" "$@" "$PROG" ${RESTART_ARGS[@]+"${RESTART_ARGS[@]}"} < "$IN"
 }
 # Starts over when the killed run left no committed checkpoint (what a user does: a fresh run
-# cannot continue a half-written output file). Empties the given files (default: out).
+# cannot continue a half-written output file). Empties the given files (default: out) and
+# removes the files the program writes.
 fresh_if_no_checkpoint() { # fresh_if_no_checkpoint [file...]
   has_committed ckpt && return 0
   local f
   for f in "${@:-out}"; do : > "$f"; done
+  for f in ${FILES[@]+"${FILES[@]}"}; do rm -f "$f"; done
+}
+# The files the program wrote equal the reference's.
+expect_same_files() { # expect_same_files <what>
+  local f
+  for f in ${FILES[@]+"${FILES[@]}"}; do
+    if ! cmp -s "$f" "$WORK/expected.files/$f"; then
+      fail "$1: file $f differs from the reference's (< reference, > c3)"
+      diff "$WORK/expected.files/$f" "$f" | head -10
+    fi
+  done
 }
 
 # kill_and_restart <fault> [extra env for the killed run]: leaves out, err.kill, err.restart
@@ -236,6 +258,7 @@ uninterrupted)
   run > out 2> err
   expect_rc $? "$EXPECTED_RC" "uninterrupted run"
   expect_same out "$EXPECTED" "uninterrupted run"
+  expect_same_files "uninterrupted run"
   expect_clean_stderr err "uninterrupted run"
   n=$(grep -cE '^c3: checkpoint [0-9]+ committed' err)
   if [ "$min" = 0 ]; then
@@ -255,6 +278,7 @@ fault)
   case $fault in after-commit:* | before-release:*) RESTART_MODE=${RESTART_MODE/auto/latest} ;; esac
   if kill_and_restart "$fault"; then
     expect_same out "$EXPECTED" "kill at $fault, restart"
+    expect_same_files "kill at $fault, restart"
   fi
   ;;
 
@@ -270,6 +294,7 @@ twice)
   restart >> out 2> err.restart
   expect_rc $? "$EXPECTED_RC" "second restart"
   expect_same out "$EXPECTED" "kill at $f1, restart, kill at $f2, restart"
+  expect_same_files "kill at $f1, restart, kill at $f2, restart"
   for e in err.kill1 err.kill2 err.restart; do expect_clean_stderr $e "$e"; done
   ;;
 
@@ -278,6 +303,7 @@ random)
   # finish; every start but the first is a C3_RESTART=auto appending to the same file.
   kills=${1:-3}
   seed=${2:-$(date +%s%N | tail -c 6)}
+  seed=$((10#$seed)) # date digits may start with 0, which is no octal number
   RANDOM=$seed
   duration=$(cat "$WORK/duration_ms")
   [ "$duration" -gt 50 ] || duration=50
@@ -309,6 +335,7 @@ random)
   done
   expect_rc "$rc" "$EXPECTED_RC" "last of $attempt attempts"
   expect_same out "$EXPECTED" "after $attempt attempts with random kills"
+  expect_same_files "after $attempt attempts with random kills"
   expect_clean_stderr err "random kills"
   # stderr was appended to one file as well: without c3's own lines it is the reference's
   grep -v '^c3: ' err > err.program
@@ -474,6 +501,42 @@ no-checkpoint)
   expect_rc $? 2 "C3_RESTART=latest with only an uncommitted checkpoint"
   # (with a pragma, the directory holds it, uncommitted; without one, it does not even exist)
   expect_grep '^c3: error: nothing to restart from: .*(none committed \(their writing did not finish\)|does not exist)' err "uncommitted-only message"
+  ;;
+
+refused)
+  # refused <kind> <call>:<line> <checkpoints>: the run ends as the reference's; the pragma where
+  # a <kind> (pipe, socket, ...) opened by <call> at line <line> is open warns once, naming
+  # it, and no checkpoint is taken there; the other pragmas checkpoint.
+  kind=${1:?kind} call=${2%%:*} line=${2##*:} expected_n=${3:?checkpoints}
+  run > out 2> err
+  expect_rc $? "$EXPECTED_RC" "run with refused checkpoints"
+  expect_same out "$EXPECTED" "run with refused checkpoints"
+  expect_grep "^c3: warning: checkpoint at $NAME.c:[0-9]+ not taken: descriptor [0-9]+ \\(opened by $call\\(\\) at $NAME.c:$line\\) is a $kind, and c3 carries only files across a restart: close the descriptor [0-9]+ before the checkpoint, or register a c3_on_restart callback that opens it again$" err "the refusal"
+  [ "$(grep -c '^c3: warning' err)" = 1 ] || { fail "expected one warning:"; cat err; }
+  n=$(grep -cE '^c3: checkpoint [0-9]+ committed' err)
+  [ "$n" = "$expected_n" ] || fail "expected $expected_n committed checkpoints, got $n"
+  ;;
+
+file-gone)
+  # file-gone <fault> <file>: killed there; a file the program had open is moved away before the
+  # restart, which must stop with a message naming the file and the line that opened it and
+  # leave the checkpoints as they were; with the file back, the restart finishes the job.
+  fault=${1:?fault} file=${2:?file}
+  RESTART_MODE=latest
+  run C3_FAULT="$fault" > out 2> err.kill
+  expect_rc $? 137 "C3_FAULT=$fault"
+  mv "$file" "$file.away" || die "the killed run left no $file"
+  (cd ckpt && find . -type f -exec md5sum {} + | sort) > ckpt.before
+  restart >> out 2> err.gone
+  expect_rc $? 2 "restart without $file"
+  expect_grep "^c3: error: restart from checkpoint [0-9]+ stopped: cannot reopen '[^']*/$file' \\(opened by [a-z]+\\(\\) at $NAME.c:[0-9]+\\): No such file or directory" err.gone "message naming $file"
+  (cd ckpt && find . -type f -exec md5sum {} + | sort) > ckpt.after
+  cmp -s ckpt.before ckpt.after || fail "the failed restart changed the checkpoint directory"
+  mv "$file.away" "$file"
+  restart >> out 2> err.restart
+  expect_rc $? "$EXPECTED_RC" "restart with $file back"
+  expect_same out "$EXPECTED" "kill at $fault, restart without $file, restart with it"
+  expect_same_files "kill at $fault, restart without $file, restart with it"
   ;;
 
 unwritable)

@@ -359,6 +359,7 @@ kill)
   # within the c3 build's running time; restarted with C3_RESTART=auto (a kill before the
   # first commit starts afresh, and then the killed run must have shown nothing).
   seed=${1:-$(date +%s%N | tail -c 6)}
+  seed=$((10#$seed)) # date digits may start with 0, which is no octal number
   RANDOM=$seed
   duration=$(cat "$WORK/duration_ms")
   [ "$duration" -gt 100 ] || duration=100
