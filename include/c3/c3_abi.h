@@ -63,6 +63,15 @@ char *__c3_strdup(const char *s);
 char *__c3_strndup(const char *s, unsigned long n);
 unsigned long __c3_malloc_usable_size(void *p);
 
+/* Variable-length arrays and alloca of instrumented functions, in the c3 heap
+ * (precompiler/passes/MoveVariableArrays.cpp). __c3_vla_alloc frees `old` (the storage of the
+ * same declaration reached before) and returns `size` bytes; both end the program with a message
+ * when the heap is full. The frees run at every return. */
+void *__c3_vla_alloc(void *old, unsigned long size);
+void __c3_vla_free(void *storage);
+void *__c3_alloca(void **list, unsigned long size);
+void __c3_alloca_free(void **list);
+
 /* libc functions that allocate memory the program owns, or grow memory it allocated, in versions
  * that use the c3 heap (FILE, va_list and ssize_t come from the program's own headers, which
  * declare the originals these replace; here they are spelled with builtin types). */

@@ -61,6 +61,7 @@ std::unique_ptr<Pass> createCheckUnsupportedPass();
 std::unique_ptr<Pass> createRenameHeapPass();
 std::unique_ptr<Pass> createTrackFilesPass();
 std::unique_ptr<Pass> createRegisterGlobalsPass();
+std::unique_ptr<Pass> createMoveVariableArraysPass();
 std::unique_ptr<Pass> createSplitCallsPass();
 std::unique_ptr<Pass> createHoistLocalsPass();
 std::unique_ptr<Pass> createReentryDispatchPass();

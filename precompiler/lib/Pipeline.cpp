@@ -4,6 +4,7 @@
 //   1  pragma-sites                        pragmas become __c3_checkpoint_site calls
 //   -  reachability                        call-graph summary of every file, then a fixpoint
 //   2  check-unsupported, rename-heap, track-files, register-globals
+//   2b move-variable-arrays                VLAs and alloca to the c3 heap (instrumented functions)
 //   3  split-calls                         reaching calls become statements of their own
 //   4  hoist-locals                        the frame record
 //   5  reentry-dispatch, rename-main       labels, dispatch, frame push/pop, main
@@ -115,13 +116,15 @@ bool runPipeline(const std::vector<InputFile> &Inputs, const PipelineOptions &Op
   bool AllOk = true;
   std::vector<std::string> Texts(Inputs.size());
 
-  // Stages 2-5.
+  // Stages 2-5 (2b: its edits would overlap those of stage 2's passes).
   std::vector<std::vector<std::unique_ptr<Pass>>> Stages;
   Stages.emplace_back();
   Stages.back().push_back(createCheckUnsupportedPass());
   Stages.back().push_back(createRenameHeapPass());
   Stages.back().push_back(createTrackFilesPass());
   Stages.back().push_back(createRegisterGlobalsPass());
+  Stages.emplace_back();
+  Stages.back().push_back(createMoveVariableArraysPass());
   Stages.emplace_back();
   Stages.back().push_back(createSplitCallsPass());
   Stages.emplace_back();

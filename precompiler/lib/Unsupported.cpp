@@ -17,13 +17,34 @@ class UnsupportedFinder : public RecursiveASTVisitor<UnsupportedFinder> {
   UnsupportedFinder(const UnsupportedReport &Report, const FunctionDecl *FD)
       : Report(Report), Function(FD) {}
 
+  // Variable-length arrays move to the c3 heap (move-variable-arrays), one declaration at a time.
+  bool VisitDeclStmt(DeclStmt *DS) {
+    if (DS->isSingleDecl()) return true;
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getType()->isVariablyModifiedType())
+        Report(VD->getLocation(),
+               "variable-length array '" + VD->getNameAsString() +
+                   "' declared with other variables in function '" +
+                   Function->getNameAsString() + "', which can reach a checkpoint",
+               "declare '" + VD->getNameAsString() + "' in a declaration of its own");
+    return true;
+  }
+
+  bool VisitTypedefNameDecl(TypedefNameDecl *TD) {
+    if (TD->getUnderlyingType()->isVariablyModifiedType())
+      Report(TD->getLocation(),
+             "variably modified type '" + TD->getNameAsString() + "' declared in function '" +
+                 Function->getNameAsString() + "', which can reach a checkpoint",
+             "spell the array type where it is used instead of naming it");
+    return true;
+  }
+
   bool VisitVarDecl(VarDecl *VD) {
     VisitVarDeclType(VD);
-    if (VD->getType()->isVariablyModifiedType())
+    if (VD->getType()->isVariablyModifiedType() && VD->isStaticLocal())
       Report(VD->getLocation(),
-                  "variable-length array '" + VD->getNameAsString() + "' in function '" +
-                      Function->getNameAsString() + "', which can reach a checkpoint",
-                  "allocate it with malloc() and free() it, so the frame has a fixed layout");
+             "static variably modified variable '" + VD->getNameAsString() + "'",
+             "make it a plain local");
     else if (VD->getTSCSpec() != TSCS_unspecified)
       Report(VD->getLocation(), "thread-local variable in a function that can "
                   "reach a checkpoint", "c3 programs are single-threaded: drop _Thread_local");
@@ -34,12 +55,7 @@ class UnsupportedFinder : public RecursiveASTVisitor<UnsupportedFinder> {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee || !Callee->getIdentifier()) return true;
     StringRef Name = Callee->getName();
-    if (Name == "alloca" || Name.startswith("__builtin_alloca"))
-      Report(Call->getBeginLoc(),
-                  "alloca() in function '" + Function->getNameAsString() +
-                      "', which can reach a checkpoint",
-                  "use malloc() and free(), so the frame has a fixed layout");
-    else if (isSetjmpFamily(Name))
+    if (isSetjmpFamily(Name))
       Report(Call->getBeginLoc(),
                   "'" + Name.str() + "' in function '" + Function->getNameAsString() +
                       "', which can reach a checkpoint",

@@ -1,7 +1,8 @@
-// What c3 cannot re-enter in a function that can reach a checkpoint: variable-length arrays and
-// alloca (frames must have a fixed layout), setjmp/longjmp (they bypass the frame chain),
-// computed goto, variadic functions, thread-local variables, and variables or compound literals
-// whose type is declared inside the function (the frame record is declared before such types).
+// What c3 cannot re-enter in a function that can reach a checkpoint: setjmp/longjmp (they bypass
+// the frame chain), computed goto, variadic functions, thread-local variables, variables or
+// compound literals whose type is declared inside the function (the frame record is declared
+// before such types), and the forms of variable-length arrays move-variable-arrays does not take
+// (several declarators in one declaration, variably modified typedefs, static ones).
 #pragma once
 #include <functional>
 #include <string>

@@ -153,7 +153,9 @@ class FrameBuilder {
   }
 
   void classify() {
-    for (const ParmVarDecl *P : FD->parameters()) InRecord[P] = !canStayLocal(P);
+    // A variably modified parameter is read once, at entry, into its move-variable-arrays slot.
+    for (const ParmVarDecl *P : FD->parameters())
+      if (!P->getType()->isVariablyModifiedType()) InRecord[P] = !canStayLocal(P);
     for (const VarDecl *VD : Collector.Locals) InRecord[VD] = !canStayLocal(VD);
     // A variable shadowed at a site cannot be named there to be saved.
     for (const Site &S : Sites) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "lifecycle/checkpoint.hpp"
+#include "checkpoint/commit_report.hpp"
 #include "checkpoint/protocol_files.hpp"
 #include "store/ckpt_file.hpp"
 #include "lifecycle/coordinator.hpp"
@@ -73,7 +74,8 @@ class MpiCoordinator final : public Coordinator {
     return checkpoint_number(state().epoch + 1);
   }
 
-  std::string snapshot(uint64_t) override {
+  std::string snapshot(uint64_t number) override {
+    commit_report::started(number);
     InsideLayer inside;
     split::finish_pending_payloads();
     capture_handle_properties();

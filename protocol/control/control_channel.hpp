@@ -14,6 +14,7 @@ enum Tag : int {
   kLoggingEnded = 4,  // {epoch}: the sender left NonDet-Log
   kFinalizing = 5,    // {epoch}: the sender is in MPI_Finalize, at that epoch for good
   kReleased = 6,      // {}: the sender, in MPI_Finalize, recorded all its output as shown
+  kCommittedHere = 7, // {checkpoint, bytes, start time}: to rank 0, the sender committed its part
 };
 
 struct Message {

@@ -1,5 +1,6 @@
 // Epochs and modes (Run, NonDet-Log, RecvOnly-Log, Restore), Checkpoint-Initiated messages on the
 // private communicator, the local commit (the log file) and learning the global commit.
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "store/build_id.hpp"
 #include "lifecycle/checkpoint.hpp"
+#include "checkpoint/commit_report.hpp"
 #include "checkpoint/protocol_files.hpp"
 #include "store/ckpt_dir.hpp"
 #include "store/ckpt_file.hpp"
@@ -46,6 +48,10 @@ void handle_control(int source, int tag, const std::vector<uint64_t> &msg) {
   if (tag == control::kAllInitiated) {
     // Always of the current epoch: the sender had our Checkpoint-Initiated of it.
     if (msg[0] == st.epoch) ++g_rt.all_initiated_from;
+    return;
+  }
+  if (tag == control::kCommittedHere) {
+    commit_report::received(msg);
     return;
   }
   if (tag == control::kFinalizing) {
@@ -91,12 +97,19 @@ void commit_locally() {
   CheckpointDir dir(config().ckpt_dir);
   if (st.failed_epoch == st.epoch) return;  // its state file was never written
   try {
-    uint64_t bytes = files::write_log(dir, number, g_rt.rank, g_rt.size, st.log);
+    uint64_t log_bytes = files::write_log(dir, number, g_rt.rank, g_rt.size, st.log);
     st.locally_committed = number;
-    std::fprintf(stderr, "c3: checkpoint %lu committed (%s, %s)\n",
-                 static_cast<unsigned long>(number), human_bytes(bytes).c_str(),
-                 files::stats_line(st.log).c_str());
-    std::fflush(stderr);
+    struct stat state_file;
+    uint64_t state_bytes = ::stat(dir.rank_file(number, uint32_t(g_rt.rank)).c_str(), &state_file) == 0
+                               ? uint64_t(state_file.st_size)
+                               : 0;
+    if (config().verbose) {
+      std::fprintf(stderr, "c3: rank %d: checkpoint %lu committed here (%s state, %s log, %s)\n",
+                   g_rt.rank, static_cast<unsigned long>(number), human_bytes(state_bytes).c_str(),
+                   human_bytes(log_bytes).c_str(), files::stats_line(st.log).c_str());
+      std::fflush(stderr);
+    }
+    commit_report::committed_here(number, state_bytes + log_bytes);
   } catch (const Error &e) {
     std::fprintf(stderr, "c3: error: checkpoint %lu not committed: %s\n",
                  static_cast<unsigned long>(number), e.what());
@@ -364,6 +377,8 @@ void finalize_protocol() {
       everyone = std::min(everyone, m.words[0]);
     } else if (m.tag == control::kReleased) {
       ++released;
+    } else if (m.tag == control::kCommittedHere) {
+      commit_report::received(m.words);
     }
   };
   while (finals + 1 < size_t(g_rt.size)) take_one();

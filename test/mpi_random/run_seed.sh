@@ -159,7 +159,7 @@ mpirun() {
 }
 
 show_errors() { # show_errors <stderr file>: what went wrong, without c3's progress lines
-  grep -vE '^c3: (checkpoint [0-9]+ committed|restarting from)|^trace: ' "$1" | head -6 | sed 's/^/    /'
+  grep -vE '^c3: (checkpoint [0-9]+ committed|rank [0-9]+: checkpoint [0-9]+ committed here|restarting from)|^trace: ' "$1" | head -6 | sed 's/^/    /'
 }
 
 # hydra's report of a dead process goes to stdout; the programs print no empty lines, no lines
@@ -235,22 +235,26 @@ fi
 mkdir -p uninterrupted && cd uninterrupted || exit 2
 : > out
 start=$(now_ms)
-mpirun "uninterrupted run" out err C3_CKPT_DIR=ckpt C3_KEEP=1000
+mpirun "uninterrupted run" out err C3_CKPT_DIR=ckpt C3_KEEP=1000 C3_VERBOSE=1
 C3_MS=$(($(now_ms) - start))
 [[ $RC == 0 || $RC == 124 ]] || { fail "uninterrupted run exited with $RC:"; show_errors err; }
 expect_same out "uninterrupted run"
 expect_clean_stderr err "uninterrupted run"
-# the newest checkpoint every rank committed (one may be abandoned at MPI_Finalize)
-CHECKPOINTS=$(sed -n 's/^c3: checkpoint \([0-9]*\) committed.*/\1/p' err | sort -n | uniq -c |
+# the newest checkpoint every rank committed (one may be abandoned at MPI_Finalize): rank 0's
+# line for the job; the ranks' own lines (C3_VERBOSE=1) must agree
+CHECKPOINTS=$(sed -n "s/^c3: checkpoint \([0-9]*\) committed (.* in $RANKS ranks, .*/\1/p" err | sort -n | tail -1)
+BY_RANKS=$(sed -n 's/^c3: rank [0-9]*: checkpoint \([0-9]*\) committed here.*/\1/p' err | sort -n | uniq -c |
   awk -v ranks="$RANKS" '$1 == ranks {n = $2} END {print n + 0}')
+[[ ${CHECKPOINTS:-0} == "$BY_RANKS" ]] ||
+  fail "rank 0 reported checkpoint ${CHECKPOINTS:-none} committed by all, the ranks' own lines say $BY_RANKS"
 CHECKPOINTS=${CHECKPOINTS:-0}
 NOTES+=("reference ${REF_MS} ms, c3 ${C3_MS} ms${INTERVAL:+, C3_INTERVAL=$INTERVAL}, $CHECKPOINTS checkpoints")
 if ((CHECKPOINTS == 0)); then
   fail "the uninterrupted run committed no checkpoint ($([[ -n ${INTERVAL-} ]] && echo "C3_INTERVAL=$INTERVAL" || echo "every rank has a forced one"))"
 fi
-# Protocol figures of every rank's commit line: "c3: checkpoint N committed (SIZE, late
-# messages L (B bytes), early messages E, logged events K)".
-read -r late early logged < <(sed -n 's/^c3: checkpoint [0-9]* committed.*late messages \([0-9]*\) .*early messages \([0-9]*\), logged events \([0-9]*\).*/\1 \2 \3/p' err |
+# Protocol figures of every rank's own commit line: "c3: rank R: checkpoint N committed here
+# (SIZE state, SIZE log, late messages L (B bytes), early messages E, logged events K)".
+read -r late early logged < <(sed -n 's/^c3: rank [0-9]*: checkpoint [0-9]* committed here.*late messages \([0-9]*\) .*early messages \([0-9]*\), logged events \([0-9]*\).*/\1 \2 \3/p' err |
   awk '{l += $1; e += $2; k += $3} END {print l + 0, e + 0, k + 0}')
 NOTES+=("late $late, early $early, logged $logged")
 cd "$WORK" || exit 2

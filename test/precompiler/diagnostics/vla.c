@@ -1,21 +1,26 @@
-// A variable-length array in a function that can reach a checkpoint: its frame record needs a
-// fixed layout. (../vla_not_reaching.c: accepted where no checkpoint is reached.)
+// Variable-length arrays move to the c3 heap in functions that can reach a checkpoint
+// (../move_variable_arrays.c), one declaration at a time; a variably modified typedef cannot
+// move (its name would be in scope where a restart jumps).
 void sink(int *);
 
 void f(int n) {
-  int a[n];
-  // CHECK: {{^.*[/]}}vla.c:[[@LINE-1]]:7: error: variable-length array 'a' in function 'f', which can reach a checkpoint{{$}}
-  // CHECK-NEXT: {{^}}  int a[n];{{$}}
-  // CHECK-NEXT: {{^}}      ^{{$}}
-  // CHECK-NEXT: {{^.*[/]}}vla.c:[[@LINE-4]]:7: note: hint: allocate it with malloc() and free() it, so the frame has a fixed layout{{$}}
+  int k = n, a[n];
+  // CHECK: {{^.*[/]}}vla.c:[[@LINE-1]]:14: error: variable-length array 'a' declared with other variables in function 'f', which can reach a checkpoint{{$}}
+  // CHECK-NEXT: {{^}}  int k = n, a[n];{{$}}
+  // CHECK-NEXT: {{^}}             ^{{$}}
+  // CHECK-NEXT: {{^.*[/]}}vla.c:[[@LINE-4]]:14: note: hint: declare 'a' in a declaration of its own{{$}}
   sink(a);
+  sink(&k);
 #pragma ccc_checkpoint
 }
 
-// A pointer to a variably modified type is as bad (g reaches the pragma through f).
-void g(int n, int (*m)[n]) {
-  // CHECK: {{^.*[/]}}vla.c:[[@LINE-1]]:{{[0-9]+}}: error: variable-length array 'm' in function 'g', which can reach a checkpoint{{$}}
-  sink(m[0]);
+void g(int n) {
+  typedef int row[n];
+  // CHECK: {{^.*[/]}}vla.c:[[@LINE-1]]:15: error: variably modified type 'row' declared in function 'g', which can reach a checkpoint{{$}}
+  // CHECK: note: hint: spell the array type where it is used instead of naming it{{$}}
+  row r;
+  // CHECK: error: variable 'r' has a type declared inside function 'g', which can reach a checkpoint{{$}}
+  sink(r);
   f(n);
 }
-// CHECK: 2 errors generated.
+// CHECK: 3 errors generated.
