@@ -1,4 +1,4 @@
-// c3: inspect and verify checkpoint directories.
+// c3: inspect and verify checkpoint directories; run a job until it finishes (c3 run).
 //
 // Exit status: 0 all good, 1 a committed checkpoint is damaged (or a file could not be read),
 // 2 usage error (unknown command, bad arguments, missing directory).
@@ -21,6 +21,7 @@
 #include "store/ckpt_file.hpp"
 #include "support/text_format.hpp"
 #include "support/error.hpp"
+#include "run/run_command.hpp"
 
 #ifndef C3_VERSION
 #define C3_VERSION "unknown"
@@ -44,6 +45,9 @@ const char kUsage[] =
     "                  all checksums; exit status 1 if a committed checkpoint is damaged\n"
     "  info DIR [N]    file header and sections of each rank file of checkpoint N\n"
     "                  (default: the newest committed checkpoint)\n"
+    "  run [--max-restarts N] [--resume] [--] COMMAND...\n"
+    "                  run a job (mpiexec ..., srun ..., ./app) and relaunch it from its newest\n"
+    "                  checkpoint when it fails, until it finishes; exit status: the program's\n"
     "\n"
     "options:\n"
     "  -h, --help      show this help\n"
@@ -331,6 +335,7 @@ int main(int argc, char **argv) {
     if (command == "ls") return command_ls(args);
     if (command == "verify") return command_verify(args);
     if (command == "info") return command_info(args);
+    if (command == "run") return c3::run::run_command(args);
     throw UsageError{"unknown command '" + command + "' (try c3 --help)"};
   } catch (const UsageError &err) {
     std::fflush(stdout);

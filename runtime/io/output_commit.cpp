@@ -114,6 +114,8 @@ void begin(Mode mode) {
 
 void hold_on_crash_when(bool (*failure_elsewhere)()) { g_failure_elsewhere = failure_elsewhere; }
 
+bool failure_elsewhere() { return g_failure_elsewhere && g_failure_elsewhere(); }
+
 bool capturing() { return g_memory >= 0; }
 int real_stdout_fd() { return g_real; }
 

@@ -21,6 +21,8 @@ void begin(Mode mode);
 // a rank whose peer died in mid-transfer (UCX with abort(), MPICH's fatal error handler with
 // exit()), and that rank's restart prints the output again.
 void hold_on_crash_when(bool (*failure_elsewhere)());
+// Whether the process is ending now because another process failed (see hold_on_crash_when).
+bool failure_elsewhere();
 bool capturing();
 // The descriptor of the real stdout (1 when not capturing).
 int real_stdout_fd();

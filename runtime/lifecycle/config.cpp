@@ -148,6 +148,7 @@ Config parse_config(const EnvLookup &lookup) {
   if (get("C3_VERBOSE", v)) cfg.verbose = parse_flag("C3_VERBOSE", v);
   if (get("C3_OUTPUT", v)) cfg.output = parse_output("C3_OUTPUT", v);
   if (get("C3_FAULT", v)) cfg.fault = parse_fault("C3_FAULT", v);
+  if (get("C3_RUN_DIR", v)) cfg.run_dir = v;
 
   // Whole pages, and heap + guard page + stack must fit below the stack's fixed top.
   cfg.stack_size = (cfg.stack_size + kPage - 1) / kPage * kPage;

@@ -36,6 +36,7 @@ struct Config {
   bool verbose = false;
   output::Mode output = output::Mode::Auto;  // C3_OUTPUT
   FaultPlan fault;
+  std::string run_dir;  // C3_RUN_DIR, set by `c3 run`: where this process says it started and exited
 };
 
 // Looks a variable up; nullptr when unset. Tests pass a map, the runtime passes getenv.

@@ -16,6 +16,7 @@
 #include "memory/heap_arena.hpp"
 #include "process/random_state.hpp"
 #include "lifecycle/restart.hpp"
+#include "lifecycle/run_markers.hpp"
 #include "lifecycle/runtime_state.hpp"
 
 namespace {
@@ -52,6 +53,8 @@ char **copy_vector_to_arena(char *const *vector, const char *what) {
 
 int main(int argc, char **argv) {
   const c3::Config &cfg = c3::load_config_or_exit();
+  // Before anything can fail: an error that ends a restart is the end of the job for `c3 run`.
+  c3::run_markers::begin(cfg.run_dir);
   try {
     c3::heap::init(c3::heap::kDefaultBase, cfg.heap_size);
     c3::fixed_stack::map(cfg.stack_size);
