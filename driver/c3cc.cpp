@@ -55,8 +55,8 @@ void copy_stdin_to(const std::string &path) {
 }
 
 bool runs_in_precompiler(const Step &step) {
-  return step.kind == StepKind::Preprocess || step.kind == StepKind::Precompile ||
-         step.kind == StepKind::Compile;
+  return step.kind == StepKind::Preprocess || step.kind == StepKind::Check ||
+         step.kind == StepKind::Precompile || step.kind == StepKind::Compile;
 }
 
 // Steps [begin, end) as one command: c3-precompile --run-steps runs them in order in its own

@@ -64,6 +64,7 @@ class Planner {
     for (std::size_t i = 0; i < inv_.sources.size(); ++i) {
       const Language language = inv_.sources[i].language;
       if (language == Language::C) preprocess(i);
+      if (is_c_family(language)) check(i);
       if (!is_c_family(language)) compile_assembly(i);
     }
     precompile();
@@ -167,15 +168,42 @@ class Planner {
     command.push_back("-E");
     append_args(command, inv_, kPreprocess);
     append_dependency_defaults(command, files);
-    // The compile step reports unused and unknown options once; the preprocessing must not
-    // repeat them. #pragma ccc_checkpoint passes through -E untouched.
+    // The check step reports warnings (and unknown options) once, about the user's source; the
+    // preprocessing must not repeat them. #pragma ccc_checkpoint passes through -E untouched.
     command.push_back("-Qunused-arguments");
-    command.push_back("-Wno-unknown-warning-option");
+    command.push_back("-w");
     append_c3_includes(command, tools_);
     // The contract with the runtime, seen by c3-precompile as a system header.
     command.insert(command.end(), {"-isystem", tools_.include_dir, "-include", "c3/c3_abi.h"});
     command.insert(command.end(), {"-x", "c", files.input, "-o", files.preprocessed});
     plan_.steps.push_back(Step{StepKind::Preprocess, std::move(command)});
+  }
+
+  // The user's source as plain clang would see it, for its warnings and errors: quoted from the
+  // source, with macro expansions, at the right lines. c3-precompile knows #pragma
+  // ccc_checkpoint; dependency files are the preprocessing's to write.
+  void check(std::size_t index) {
+    const SourcePlan &files = sources_[index];
+    const bool preprocessed = inv_.sources[index].language == Language::PreprocessedC;
+    Command all;
+    append_args(all, inv_, preprocessed ? kCompile : kPreprocess | kCompile);
+    Command command = clang_command();
+    command.push_back("-fsyntax-only");
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (all[i] == "-MF" || all[i] == "-MT" || all[i] == "-MQ") {
+        ++i;  // and its value
+        continue;
+      }
+      if (!writes_dependencies(all[i])) command.push_back(all[i]);
+    }
+    command.push_back("-Qunused-arguments");
+    if (!preprocessed) append_c3_includes(command, tools_);
+    command.insert(command.end(), {"-x", preprocessed ? "cpp-output" : "c", files.input});
+    plan_.steps.push_back(Step{StepKind::Check, std::move(command)});
+  }
+
+  static bool writes_dependencies(const std::string &arg) {
+    return arg.rfind("-M", 0) == 0 || (arg.rfind("-Wp,", 0) == 0 && arg.find("-M") != std::string::npos);
   }
 
   // Assembly has no C state to instrument: clang assembles it directly.
@@ -260,6 +288,8 @@ class Planner {
     command.insert(command.end(), {"-x", "cpp-output"});
     add_compile_action(command, files.precompiled, files.product);
     append_args(command, inv_, kCompile);
+    // Its warnings would quote the rewritten code; the check step showed the user's.
+    command.push_back("-w");
     plan_.steps.push_back(Step{StepKind::Compile, std::move(command)});
   }
 

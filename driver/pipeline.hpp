@@ -12,7 +12,9 @@ namespace c3cc {
 
 // InstrumentAtLink is run by c3cc itself (link_units.hpp): its command lists the user's link
 // inputs, and it may replace objects in the Link step that follows.
-enum class StepKind { Preprocess, Precompile, Compile, InstrumentAtLink, Link, PassThrough };
+// Check: clang -fsyntax-only on the user's own source, the one step whose warnings are shown (the
+// others see rewritten code and run with -w).
+enum class StepKind { Preprocess, Check, Precompile, Compile, InstrumentAtLink, Link, PassThrough };
 
 struct Step {
   StepKind kind;

@@ -13,6 +13,8 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendActions.h"
+#include "clang/Lex/Pragma.h"
+#include "clang/Lex/Preprocessor.h"
 #include "clang/Frontend/TextDiagnosticBuffer.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "llvm/ADT/Triple.h"
@@ -62,6 +64,15 @@ int runChild(const std::vector<std::string> &Argv) {
   return Status;
 }
 
+// c3cc's check of the user's source (-fsyntax-only): as clang's, except that c3's pragma is
+// known, so -Wunknown-pragmas does not flag it.
+class CheckSourceAction : public SyntaxOnlyAction {
+  bool BeginSourceFileAction(CompilerInstance &CI) override {
+    CI.getPreprocessor().AddPragmaHandler(new EmptyPragmaHandler("ccc_checkpoint"));
+    return SyntaxOnlyAction::BeginSourceFileAction(CI);
+  }
+};
+
 // The actions c3cc's commands ask for; anything else runs as a child process.
 std::unique_ptr<FrontendAction> actionFor(frontend::ActionKind Kind) {
   switch (Kind) {
@@ -70,7 +81,7 @@ std::unique_ptr<FrontendAction> actionFor(frontend::ActionKind Kind) {
     case frontend::EmitAssembly: return std::make_unique<EmitAssemblyAction>();
     case frontend::EmitBC: return std::make_unique<EmitBCAction>();
     case frontend::EmitLLVM: return std::make_unique<EmitLLVMAction>();
-    case frontend::ParseSyntaxOnly: return std::make_unique<SyntaxOnlyAction>();
+    case frontend::ParseSyntaxOnly: return std::make_unique<CheckSourceAction>();
     default: return nullptr;
   }
 }

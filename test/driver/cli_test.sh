@@ -150,20 +150,25 @@ case_unsupported() {
 case_show_compile() {
   run "$c3cc" -show -O2 -g -Wall -std=c11 -Iinc -DN=3 -MD -MF deps.d -c main.c -o obj/main.o
   expect_status 0
-  [[ $(wc -l < out) == 3 ]] || fail "expected 3 commands (preprocess, precompile, compile)"
-  local pre pc cc
-  pre=$(sed -n 1p out) pc=$(sed -n 2p out) cc=$(sed -n 3p out)
+  [[ $(wc -l < out) == 4 ]] || fail "expected 4 commands (preprocess, check, precompile, compile)"
+  local pre check pc cc
+  pre=$(sed -n 1p out) check=$(sed -n 2p out) pc=$(sed -n 3p out) cc=$(sed -n 4p out)
   [[ $pre == clang-14\ -E\ * || $pre == */clang-14\ -E\ * ]] || fail "line 1 should run clang-14 -E"
   for arg in -Iinc -DN=3 -std=c11 '-MD -MF deps.d -MT obj/main.o' -D__C3__=1 '-isystem /usr/include' \
     '-include c3/c3_abi.h -x c main.c'; do
     [[ $pre == *" $arg"* ]] || fail "preprocess command lacks '$arg': $pre"
   done
   [[ $pre =~ -I[^\ ]*/include\  ]] || fail "preprocess command lacks c3's include directory"
+  [[ $pre == *" -w "* ]] || fail "the preprocessing leaves warnings to the check: $pre"
+  # The check: the user's source with the user's flags, its warnings the only ones shown.
+  [[ $check =~ ^(.*/)?clang-14\ -fsyntax-only\ -O2\ -g\ -Wall\ -std=c11\ -Iinc\ -DN=3\ -Qunused-arguments\ .*-D__C3__=1\ -x\ c\ main\.c$ ]] ||
+    fail "unexpected check command: $check"
+  [[ $check != *-M* ]] || fail "the check writes no dependency file: $check"
   # The object carries its link unit, with the arguments of its compile (link_units.hpp).
   [[ $pc =~ /c3-precompile\ --embed-units\ --compile-arg\ -O2\ --compile-arg\ -g\ --compile-arg\ -Wall\ --compile-arg\ -std=c11\ [^\ ]+/main\.i\ [^\ ]+/main\.c3\.i\ --\ -std=c11$ ]] ||
     fail "unexpected precompile command: $pc"
   [[ $pc != *--whole-program* ]] || fail "one source compiled with -c is not a whole program"
-  [[ $cc =~ -x\ cpp-output\ -c\ [^\ ]+/main\.c3\.i\ -o\ obj/main\.o\ -O2\ -g\ -Wall\ -std=c11$ ]] ||
+  [[ $cc =~ -x\ cpp-output\ -c\ [^\ ]+/main\.c3\.i\ -o\ obj/main\.o\ -O2\ -g\ -Wall\ -std=c11\ -w$ ]] ||
     fail "unexpected compile command: $cc"
   [[ ! -e obj ]] || fail "-show must not create anything"
 }
@@ -199,7 +204,7 @@ case_show_link() {
   run "$c3cc" -show -c main.c util.c
   [[ $(grep -c c3-precompile out) == 1 ]] || fail "all sources go to one precompiler call"
   grep -q -- '--whole-program' out && fail "-c: other objects may join at link time"
-  grep -q -- '-c [^ ]*/util.c3.i -o util.o$' out || fail "-c without -o writes util.o"
+  grep -q -- '-c [^ ]*/util.c3.i -o util.o -w$' out || fail "-c without -o writes util.o"
   return 0
 }
 
