@@ -7,10 +7,15 @@
 //    (`fputs(s, __c3_stream(log))`): the program holds the address of a runtime slot, which
 //    stays valid across a restart, and libc needs its own FILE object;
 //  - replaces stdin/stdout/stderr, where the program reads them into a variable, by their slots:
-//    glibc's objects move when a restarted process maps libc elsewhere.
+//    glibc's objects move when a restarted process maps libc elsewhere;
+//  - points a function pointer to such a libc function (`int (*put)(int, FILE *) = fputc;`) at a
+//    thunk that translates the FILE * (`__c3_thunk_fputc`), defined before the declaration that
+//    uses it; a variadic one (fprintf) cannot be forwarded and is an error with a hint.
 #include <set>
 
+#include "Diagnostics.h"
 #include "Pass.h"
+#include "Store.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
@@ -90,6 +95,8 @@ class FileTracker : public RecursiveASTVisitor<FileTracker> {
       }
       return true;  // the runtime's version translates its FILE * itself
     }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreParenImpCasts()))
+      DirectCalls.insert(Ref);
     for (unsigned I = 0; I < Call->getNumArgs() && I < FD->getNumParams(); ++I) {
       if (!isFilePointer(FD->getParamDecl(I)->getType())) continue;
       const Expr *Arg = Call->getArg(I);
@@ -109,8 +116,12 @@ class FileTracker : public RecursiveASTVisitor<FileTracker> {
     SourceLocation Loc = Ref->getLocation();
     if (!editable(Loc)) return true;
     if (const auto *FD = dyn_cast<FunctionDecl>(Ref->getDecl())) {
-      const char *Replacement = FD->getIdentifier() ? runtimeName(FD->getName()) : nullptr;
-      if (!Replacement || !isLibc(FD)) return true;
+      if (!FD->getIdentifier() || !isLibc(FD)) return true;
+      const char *Replacement = runtimeName(FD->getName());
+      if (!Replacement) {
+        if (takesFile(FD) && !DirectCalls.count(Ref)) throughThunk(Ref, FD);
+        return true;
+      }
       // A function pointer keeps the original's type; so does a call through a declaration
       // without a prototype (`char fopen ();` in a configure probe), exactly as valid as it was.
       std::string Text = Replacement;
@@ -133,9 +144,48 @@ class FileTracker : public RecursiveASTVisitor<FileTracker> {
     return true;
   }
 
+  // A libc function taking a FILE * used as a function pointer: a call through the pointer
+  // would hand libc a slot, so the pointer is to a thunk that translates it.
+  void throughThunk(const DeclRefExpr *Ref, const FunctionDecl *FD) {
+    const std::string Name = FD->getName().str();
+    if (FD->isVariadic()) {
+      reportError(PC.diags(), Ref->getLocation(),
+                  "'" + Name + "' used as a function pointer: c3 cannot translate the FILE * "
+                  "passed through it",
+                  "call '" + Name + "' directly, or through a function of your own");
+      return;
+    }
+    PC.Rewrite.ReplaceText(Ref->getLocation(), unsigned(Name.size()), "__c3_thunk_" + Name);
+    if (!Thunks.insert(FD->getCanonicalDecl()).second) return;
+    std::string Params, Args;
+    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+      const std::string Arg = "__c3_a" + std::to_string(I);
+      QualType T = FD->getParamDecl(I)->getType();
+      Params += (I ? ", " : "") + declareText(PC.Ctx, T, Arg);
+      Args += (I ? ", " : "") + (isFilePointer(T) ? "__c3_stream(" + Arg + ")" : Arg);
+    }
+    if (Params.empty()) Params = "void";
+    QualType Result = FD->getReturnType();
+    std::string Call = Name + "(" + Args + ")";
+    ThunkText += "static " + declareText(PC.Ctx, Result, "__c3_thunk_" + Name + "(" + Params + ")") +
+                 " { " + (Result->isVoidType() ? Call + ";" : "return " + Call + ";") + " }\n";
+  }
+
+  // Thunks made while traversing a top-level declaration go right before it.
+  std::string takeThunkText() { return std::move(ThunkText); }
+
  private:
+  static bool takesFile(const FunctionDecl *FD) {
+    for (const ParmVarDecl *P : FD->parameters())
+      if (isFilePointer(P->getType())) return true;
+    return false;
+  }
+
   PassContext &PC;
   const SourceManager &SM;
+  std::set<const DeclRefExpr *> DirectCalls;  // libc functions called directly
+  std::set<const FunctionDecl *> Thunks;
+  std::string ThunkText;
   std::set<const DeclRefExpr *> Callees;    // renamed functions called directly, with a site
   std::set<const DeclRefExpr *> Untouched;  // stdin/stdout/stderr passed straight to libc
 };
@@ -145,7 +195,13 @@ class TrackFilesPass : public Pass {
   const char *name() const override { return "track-files"; }
   void run(PassContext &PC) override {
     FileTracker Tracker(PC);
-    Tracker.TraverseDecl(PC.Ctx.getTranslationUnitDecl());
+    const SourceManager &SM = PC.Ctx.getSourceManager();
+    for (Decl *D : PC.Ctx.getTranslationUnitDecl()->decls()) {
+      Tracker.TraverseDecl(D);
+      std::string Thunks = Tracker.takeThunkText();
+      if (!Thunks.empty() && D->getBeginLoc().isFileID() && SM.isInMainFile(D->getBeginLoc()))
+        PC.Rewrite.InsertTextBefore(D->getBeginLoc(), Thunks);
+    }
   }
 };
 

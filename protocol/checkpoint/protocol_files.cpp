@@ -18,6 +18,7 @@
 #include "lifecycle/checkpoint.hpp"
 #include "store/ckpt_file.hpp"
 #include "support/error.hpp"
+#include "support/own_descriptors.hpp"
 
 namespace c3::mpi::files {
 namespace {
@@ -105,7 +106,7 @@ void record_released_output(const CheckpointDir &dir, int rank, uint64_t bytes) 
   const std::string path = released_path(dir, rank);
   if (fd < 0 || open_path != path) {
     if (fd >= 0) close(fd);
-    fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    fd = move_to_own_range(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
     open_path = path;
     if (fd < 0) return;
   }

@@ -1,4 +1,5 @@
 #include "io/output_commit.hpp"
+#include "support/own_descriptors.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -94,8 +95,8 @@ void begin(Mode mode) {
   if (mode == Mode::Auto && isatty(1)) return;
   struct stat st;
   if (fstat(1, &st) != 0) return;  // no stdout at all: nothing to hold back
-  int real = fcntl(1, F_DUPFD_CLOEXEC, 10);
-  int memory = memfd_create("c3-stdout", MFD_CLOEXEC);
+  int real = move_to_own_range(fcntl(1, F_DUPFD_CLOEXEC, 10));
+  int memory = move_to_own_range(memfd_create("c3-stdout", MFD_CLOEXEC));
   if (real < 0 || memory < 0 || dup2(memory, 1) < 0) {
     if (real >= 0) close(real);
     if (memory >= 0) close(memory);

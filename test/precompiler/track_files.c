@@ -14,6 +14,10 @@
 static FILE *(*opener)(const char *, const char *) = fopen;
 static FILE *log_file;
 static FILE *sink;
+// A libc function taking a FILE *, as a pointer: to a thunk that translates the FILE *.
+// CHECK-LABEL: static int __c3_thunk_fputc(int __c3_a0, FILE *__c3_a1) { return fputc(__c3_a0, __c3_stream(__c3_a1)); }
+// CHECK-NEXT: static int (*put)(int, FILE *) = __c3_thunk_fputc;
+static int (*put)(int, FILE *) = fputc;
 
 // CHECK-LABEL: static void say(FILE *f, const char *text) {
 // CHECK-NEXT: fputs(text, __c3_stream(f));
@@ -45,6 +49,8 @@ int main(void) {
 #pragma ccc_checkpoint force
     say(sink, "after a checkpoint");
   }
+  put('.', log_file);
+  put('\n', log_file);
   fclose(log_file);
   close(fd);
   FILE *again = opener("track_files.log", "r");
