@@ -233,6 +233,7 @@ void stream_reopened(void *p, void *real, const char *mode) {
   if (mode) h.mode = mode;
   h.fd = fileno(static_cast<FILE *>(real));
   h.path = path_of(h.fd);
+  journal_open(h.fd, mode_writes(h.mode), h.mode[0] == 'w');
   __c3_streams[i].stream = real;
 }
 
