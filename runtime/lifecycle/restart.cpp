@@ -110,6 +110,22 @@ void check_fits(const Image &img, const Config &cfg) {
   }
 }
 
+// Checkpoint `n`, decoded and checked against this process; throws Error when it is damaged.
+Image load(const CheckpointDir &dir, uint64_t n, const Config &cfg) {
+  Image img = decode(n, open_checked(dir, n));
+  check_fits(img, cfg);
+  return img;
+}
+
+// The one checkpoint there is to restart from: damage ends the process.
+Image load_or_die(const CheckpointDir &dir, uint64_t n, const Config &cfg) {
+  try {
+    return load(dir, n, cfg);
+  } catch (const Error &e) {
+    fatal("checkpoint " + std::to_string(n) + " is damaged (" + e.what() + ")");
+  }
+}
+
 // Candidates for C3_RESTART=latest/auto: committed checkpoints, newest first.
 std::vector<uint64_t> committed_newest_first(const std::vector<CheckpointEntry> &entries) {
   std::vector<uint64_t> out;
@@ -128,13 +144,7 @@ Image select(const Config &cfg, std::vector<std::string> &warnings) {
     std::vector<uint64_t> agreed = co.restart_candidates(dir, cfg);
     if (agreed.empty()) return Image{};
     const uint64_t n = agreed.front();
-    try {
-      Image img = decode(n, open_checked(dir, n));
-      check_fits(img, cfg);
-      return img;
-    } catch (const Error &e) {
-      fatal("checkpoint " + std::to_string(n) + " is damaged (" + e.what() + ")");
-    }
+    return load_or_die(dir, n, cfg);
   }
   std::vector<CheckpointEntry> entries;
   try {
@@ -153,13 +163,7 @@ Image select(const Config &cfg, std::vector<std::string> &warnings) {
     if (!found->committed)
       fatal("checkpoint " + std::to_string(n) + " in " + dir.root() +
             " was never committed (its writing did not finish)");
-    try {
-      Image img = decode(n, open_checked(dir, n));
-      check_fits(img, cfg);
-      return img;
-    } catch (const Error &e) {
-      fatal("checkpoint " + std::to_string(n) + " is damaged (" + e.what() + ")");
-    }
+    return load_or_die(dir, n, cfg);
   }
 
   std::vector<uint64_t> candidates = committed_newest_first(entries);
@@ -170,9 +174,7 @@ Image select(const Config &cfg, std::vector<std::string> &warnings) {
   for (size_t i = 0; i < candidates.size(); ++i) {
     const uint64_t n = candidates[i];
     try {
-      Image img = decode(n, open_checked(dir, n));
-      check_fits(img, cfg);
-      return img;
+      return load(dir, n, cfg);
     } catch (const Error &e) {
       // A damaged or unreadable file: the previous committed checkpoint is still good.
       if (i + 1 == candidates.size())
