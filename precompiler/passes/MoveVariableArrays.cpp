@@ -73,7 +73,6 @@ struct Moved {
 
 class Finder : public RecursiveASTVisitor<Finder> {
  public:
-  explicit Finder(const FunctionDecl *FD) : Function(FD) {}
   bool VisitVarDecl(VarDecl *VD) {
     if (VD->getType()->isVariablyModifiedType() && VD->hasLocalStorage()) Vars.push_back(VD);
     return true;
@@ -93,7 +92,6 @@ class Finder : public RecursiveASTVisitor<Finder> {
     Returns.push_back(R);
     return true;
   }
-  const FunctionDecl *Function;
   std::vector<const VarDecl *> Vars;
   std::map<const VarDecl *, std::vector<const DeclRefExpr *>> Uses;
   std::vector<const CallExpr *> Allocas;
@@ -112,7 +110,7 @@ class MoveVariableArraysPass : public Pass {
   void move(PassContext &PC, FunctionDecl *FD) {
     auto *Body = dyn_cast_or_null<CompoundStmt>(FD->getBody());
     if (!Body) return;
-    Finder F(FD);
+    Finder F;
     for (ParmVarDecl *P : FD->parameters()) F.VisitVarDecl(P);
     F.TraverseStmt(Body);
     if (F.Vars.empty() && F.Allocas.empty()) return;

@@ -77,8 +77,7 @@ void *__c3_fdopen(int fd, const char *mode) {
 }
 
 void *__c3_freopen(const char *path, const char *mode, void *stream) {
-  if (!files::is_slot(stream) || real(stream) == stdin || real(stream) == stdout ||
-      real(stream) == stderr) {
+  if (!files::is_opened_slot(stream)) {
     files::take_site();
     return freopen(path, mode, real(stream)) ? stream : nullptr;
   }
@@ -94,8 +93,7 @@ void *__c3_freopen(const char *path, const char *mode, void *stream) {
 
 int __c3_fclose(void *stream) {
   files::take_site();
-  if (!files::is_slot(stream) || real(stream) == stdin || real(stream) == stdout ||
-      real(stream) == stderr)
+  if (!files::is_opened_slot(stream))
     return fclose(real(stream));
   FILE *closing = real(stream);
   files::stream_closed(stream);
@@ -110,7 +108,7 @@ void *__c3_popen(const char *command, const char *type) {
 
 int __c3_pclose(void *stream) {
   files::take_site();
-  if (!files::is_slot(stream)) return pclose(real(stream));
+  if (!files::is_opened_slot(stream)) return pclose(real(stream));
   FILE *closing = real(stream);
   files::stream_closed(stream);
   return pclose(closing);

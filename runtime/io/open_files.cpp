@@ -143,6 +143,11 @@ int flags_for_mode(const std::string &mode) {
   return flags;
 }
 
+// How a restart opens the handle's file again: as it was opened, never truncating or creating it.
+int reopen_flags(const Handle &h) {
+  return (h.stream ? flags_for_mode(h.mode) : h.flags) & ~(O_CREAT | O_EXCL | O_TRUNC);
+}
+
 // fdopen's mode for a reopened stream (fdopen never truncates; 'x' means nothing to it).
 std::string fdopen_mode(const std::string &mode) {
   std::string m;
@@ -201,6 +206,8 @@ bool is_slot(const void *p) {
   return reinterpret_cast<uintptr_t>(p) - reinterpret_cast<uintptr_t>(__c3_streams) <
          sizeof __c3_streams;
 }
+
+bool is_opened_slot(const void *p) { return is_slot(p) && slot_index(p) >= 3; }
 
 void *real_stream(void *p) {
   if (!is_slot(p)) return p;
@@ -365,8 +372,7 @@ void restore(const Record &saved, const std::vector<std::string> &journals,
     for (int fd : opened) ::close(fd);
   };
   for (const Handle *h : carried) {
-    int flags = (h->stream ? flags_for_mode(h->mode) : h->flags) & ~(O_CREAT | O_EXCL | O_TRUNC);
-    int fd = ::open(h->path.c_str(), flags);
+    int fd = ::open(h->path.c_str(), reopen_flags(*h));
     if (fd < 0) {
       int err = errno;
       close_opened();
@@ -422,8 +428,7 @@ void restore(const Record &saved, const std::vector<std::string> &journals,
     // A descriptor goes back to its number; a stream's too when it is free (fileno agrees).
     int target = (!h.stream || descriptor_free(h.fd)) ? h.fd : -1;
     if (target >= 0) {
-      int flags = (h.stream ? flags_for_mode(h.mode) : h.flags) & O_CLOEXEC;
-      if (::dup3(fd, target, flags & O_CLOEXEC) < 0) target = fd;
+      if (::dup3(fd, target, reopen_flags(h) & O_CLOEXEC) < 0) target = fd;
       else ::close(fd);
     } else {
       target = ::fcntl(fd, F_DUPFD, 3);

@@ -74,6 +74,7 @@ void *add_stream(void *real, const char *call, const char *mode, bool memory);
 // c3cc did not compile). Slots 0-2 are stdin, stdout and stderr.
 void *real_stream(void *p);
 bool is_slot(const void *p);
+bool is_opened_slot(const void *p);  // a slot of a stream the program opened (not 0-2)
 // The stream in slot `p` is being closed (or reopened: `reopened` is its new FILE *).
 void stream_closed(void *p);
 void stream_reopened(void *p, void *real, const char *mode);
