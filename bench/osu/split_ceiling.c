@@ -1,8 +1,8 @@
 /* split_ceiling.c - what the shape of a transfer costs plain MPI, with no c3 code at all: the
- * ceiling for c3's large messages (docs/protocol.md, "Large messages").
+ * ceiling for c3's messages (docs/protocol.md, "Epochs and the header", "Large messages").
  *
  *   mpiexec -n 2 split_ceiling [-s LIST] [-b N] [-i X] [-w N]   (options: osu_common.h;
- *                                                               default sizes 16 KiB .. 1 MiB)
+ *                                                               default sizes 1 KiB .. 1 MiB) 
  *
  * The bandwidth of bandwidth.c's pattern (rank 0 -> 1, windows of MPI_Isend, an ack per window)
  * for three shapes of one application message of SIZE bytes:
@@ -13,17 +13,22 @@
  *   late      the same two messages, but the payload's receive is posted only when its header
  *             has arrived (MPI_Waitsome), as c3 posts it: a receiver cannot know in advance
  *             whether the next message on a (source, tag) is split
+ *   bounce    one message of header + payload, copied into a buffer of the sender's and out of
+ *             one of the receiver's (how c3 sends smaller messages); sizes up to kBounceLargest
  * Any per-message header that travels beside the payload costs at least `prepost`; a header in
- * the same message costs a copy or a derived datatype instead. Batches of the three shapes
- * alternate; each output line is one size: "SIZE SINGLE PREPOST LATE PREPOST_RATIO LATE_RATIO",
- * the median MB/s of each shape over -b batches (default 15), then the medians of the ratios to
- * `single` of batches run next to each other.
+ * the same message costs a copy (`bounce`) or a derived datatype instead. Batches of the shapes
+ * alternate; each output line is one size: "SIZE SINGLE PREPOST LATE BOUNCE PREPOST_RATIO
+ * LATE_RATIO BOUNCE_RATIO", the median MB/s of each shape over -b batches (default 15), then
+ * the medians of the ratios to `single` of batches run next to each other (0 where a shape was
+ * not measured).
  */
 #include "osu_common.h"
 
 static const char kProgram[] = "split_ceiling";
-enum { kSingle, kPrepost, kLate, kShapes };
+enum { kSingle, kPrepost, kLate, kBounce, kShapes };
 static const long kReceiveSlotsBytes = 64L << 20;
+static const long kBounceLargest = 128L << 10;
+static char *send_bounces, *receive_bounces; /* window slots of kBounceLargest + 4 bytes */
 
 static MPI_Comm bulk;
 
@@ -42,6 +47,13 @@ static double batch(int shape, int rank, char *send_buffer, char *slots, long si
     if (rank == 0) {
       int n = 0;
       for (int w = 0; w < window; ++w) {
+        if (shape == kBounce) {
+          char *bounce = send_bounces + (size_t)w * (size_t)(kBounceLargest + 4);
+          memcpy(bounce, headers[w], 4);
+          memcpy(bounce + 4, send_buffer, (size_t)size);
+          MPI_Isend(bounce, (int)size + 4, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &requests[n++]);
+          continue;
+        }
         if (shape != kSingle)
           MPI_Isend(headers[w], 4, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &requests[n++]);
         MPI_Isend(send_buffer, (int)size, MPI_CHAR, 1, 2, shape == kSingle ? MPI_COMM_WORLD : bulk,
@@ -55,6 +67,9 @@ static double batch(int shape, int rank, char *send_buffer, char *slots, long si
         char *slot = slots + (size_t)w * (size_t)size;
         if (shape == kSingle) {
           MPI_Irecv(slot, (int)size, MPI_CHAR, 0, 2, MPI_COMM_WORLD, &requests[n++]);
+        } else if (shape == kBounce) {
+          MPI_Irecv(receive_bounces + (size_t)w * (size_t)(kBounceLargest + 4), (int)size + 4,
+                    MPI_BYTE, 0, 2, MPI_COMM_WORLD, &requests[n++]);
         } else {
           MPI_Irecv(headers[w], 4, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &requests[n++]);
           if (shape == kPrepost) MPI_Irecv(slot, (int)size, MPI_CHAR, 0, 2, bulk, &requests[n++]);
@@ -74,6 +89,20 @@ static double batch(int shape, int rank, char *send_buffer, char *slots, long si
         }
         free(done);
         MPI_Waitall(window, payloads, MPI_STATUSES_IGNORE);
+      } else if (shape == kBounce) {
+        /* each message is copied out as it completes, as c3 does at completion */
+        int *done = malloc(sizeof(int) * (size_t)window);
+        if (done == NULL) osu_fail(kProgram, "out of memory");
+        for (int arrived = 0; arrived < window;) {
+          int count = 0;
+          MPI_Waitsome(window, requests, &count, done, MPI_STATUSES_IGNORE);
+          for (int k = 0; k < count; ++k, ++arrived) {
+            const char *bounce = receive_bounces + (size_t)done[k] * (size_t)(kBounceLargest + 4);
+            memcpy(headers[done[k]], bounce, 4);
+            memcpy(slots + (size_t)done[k] * (size_t)size, bounce + 4, (size_t)size);
+          }
+        }
+        free(done);
       } else {
         MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
       }
@@ -100,7 +129,7 @@ int main(int argc, char **argv) {
   }
   if (!has_sizes) {
     options.size_count = 0;
-    for (long size = 16384; size <= (1L << 20); size *= 2) options.sizes[options.size_count++] = size;
+    for (long size = 1024; size <= (1L << 20); size *= 2) options.sizes[options.size_count++] = size;
   }
   if (!has_batches) options.batches = 15;
 
@@ -109,6 +138,8 @@ int main(int argc, char **argv) {
   char *slots = osu_alloc_pages(kProgram, (size_t)kReceiveSlotsBytes);
   MPI_Request *requests = malloc(sizeof(MPI_Request) * 2 * (size_t)options.window);
   char (*headers)[4] = malloc(sizeof *headers * (size_t)options.window);
+  send_bounces = osu_alloc_pages(kProgram, (size_t)(kBounceLargest + 4) * (size_t)options.window);
+  receive_bounces = osu_alloc_pages(kProgram, (size_t)(kBounceLargest + 4) * (size_t)options.window);
   if (requests == NULL || headers == NULL) osu_fail(kProgram, "out of memory");
   memset(send_buffer, rank + 1, (size_t)largest);
   memset(slots, 0, (size_t)kReceiveSlotsBytes);
@@ -119,32 +150,36 @@ int main(int argc, char **argv) {
     printf("# split_ceiling: rank 0 -> 1, plain MPI, one message vs header + payload (payload "
            "receive pre-posted, or posted when the header arrives), window %d, %d batches\n",
            options.window, options.batches);
-    printf("# size_bytes single_MBps prepost_MBps late_MBps (medians) prepost/single "
-           "late/single (medians of the ratios within a batch round)\n");
+    printf("# size_bytes single_MBps prepost_MBps late_MBps bounce_MBps (medians) prepost/single "
+           "late/single bounce/single (medians of the ratios within a batch round; 0: not "
+           "measured)\n");
   }
   for (int s = 0; s < options.size_count; ++s) {
     long size = options.sizes[s];
     int window = window_for(size, options.window);
     long rounds = osu_scaled((64L << 20) / (size * window) + 2, options.iteration_scale, 2);
-    double mbps[kShapes][OSU_MAX_BATCHES];
-    for (int shape = 0; shape < kShapes; ++shape)  /* warm-up */
+    double mbps[kShapes][OSU_MAX_BATCHES] = {{0}};
+    const int shapes = size <= kBounceLargest ? kShapes : kBounce;
+    for (int shape = 0; shape < shapes; ++shape)  /* warm-up */
       batch(shape, rank, send_buffer, slots, size, window, 2, requests, headers);
     for (int b = 0; b < options.batches; ++b)
-      for (int k = 0; k < kShapes; ++k) {  /* the shapes take turns going first */
-        int shape = (b + k) % kShapes;
+      for (int k = 0; k < shapes; ++k) {  /* the shapes take turns going first */
+        int shape = (b + k) % shapes;
         mbps[shape][b] =
             batch(shape, rank, send_buffer, slots, size, window, rounds, requests, headers);
       }
-    double prepost_ratio[OSU_MAX_BATCHES], late_ratio[OSU_MAX_BATCHES];
-    for (int b = 0; b < options.batches; ++b) {
-      prepost_ratio[b] = mbps[kPrepost][b] / mbps[kSingle][b];
-      late_ratio[b] = mbps[kLate][b] / mbps[kSingle][b];
-    }
+    double ratio[kShapes][OSU_MAX_BATCHES] = {{0}};
+    for (int shape = kPrepost; shape < kShapes; ++shape)
+      for (int b = 0; b < options.batches; ++b) ratio[shape][b] = mbps[shape][b] / mbps[kSingle][b];
     if (rank == 0)
-      printf("%ld %.1f %.1f %.1f %.3f %.3f\n", size, osu_median(mbps[kSingle], options.batches),
-             osu_median(mbps[kPrepost], options.batches), osu_median(mbps[kLate], options.batches),
-             osu_median(prepost_ratio, options.batches), osu_median(late_ratio, options.batches));
+      printf("%ld %.1f %.1f %.1f %.1f %.3f %.3f %.3f\n", size,
+             osu_median(mbps[kSingle], options.batches), osu_median(mbps[kPrepost], options.batches),
+             osu_median(mbps[kLate], options.batches), osu_median(mbps[kBounce], options.batches),
+             osu_median(ratio[kPrepost], options.batches), osu_median(ratio[kLate], options.batches),
+             osu_median(ratio[kBounce], options.batches));
   }
+  free(receive_bounces);
+  free(send_bounces);
   free(headers);
   free(requests);
   free(slots);

@@ -14,6 +14,7 @@
 #include "lifecycle/coordinator.hpp"
 #include "handles/recreate.hpp"
 #include "support/error.hpp"
+#include "layer/idle_wait.hpp"
 #include "layer/layer.hpp"
 #include "messages/requests.hpp"
 #include "messages/split_transfer.hpp"
@@ -134,8 +135,11 @@ class MpiCoordinator final : public Coordinator {
       }
     }
     std::vector<uint64_t> all(mine.size() * size_t(rt().size));
-    PMPI_Allgather(mine.data(), int(mine.size()), MPI_UINT64_T, all.data(), int(mine.size()),
-                   MPI_UINT64_T, rt().control);
+    // Ranks that verified their files first wait asleep for those still reading theirs.
+    MPI_Request agreed = MPI_REQUEST_NULL;
+    PMPI_Iallgather(mine.data(), int(mine.size()), MPI_UINT64_T, all.data(), int(mine.size()),
+                    MPI_UINT64_T, rt().control, &agreed);
+    idle_wait(agreed, MPI_STATUS_IGNORE);
     std::set<uint64_t> common;
     for (int q = 0; q < rt().size; ++q) {
       const uint64_t *row = &all[size_t(q) * mine.size()];
@@ -241,7 +245,11 @@ class MpiCoordinator final : public Coordinator {
       send_counts[size_t(q)] = int(out[size_t(q)].size());
       flat.insert(flat.end(), out[size_t(q)].begin(), out[size_t(q)].end());
     }
-    PMPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, rt().control);
+    // The first exchange after each rank restored its memory: the quicker ones wait asleep.
+    MPI_Request counts = MPI_REQUEST_NULL;
+    PMPI_Ialltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, rt().control,
+                   &counts);
+    idle_wait(counts, MPI_STATUS_IGNORE);
     int total = 0;
     for (int q = 0; q < n; ++q) {
       rdispl[size_t(q)] = total;

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "layer/idle_wait.hpp"
 #include "state/protocol_state.hpp"
 
 namespace c3::mpi::control {
@@ -27,7 +28,7 @@ void reap(bool block) {
   for (size_t i = 0; i < reqs.size();) {
     int done = 0;
     if (block)
-      PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE), done = 1;
+      idle_wait(reqs[i], MPI_STATUS_IGNORE), done = 1;
     else
       PMPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE);
     if (done) {
@@ -41,12 +42,12 @@ void reap(bool block) {
 
 bool take(Message &m, bool wait) {
   MPI_Status status;
-  if (wait) {
-    PMPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, rt().control, &status);
-  } else {
-    int flag = 0;
+  IdleBackoff backoff;
+  for (int flag = 0; !flag;) {
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, rt().control, &flag, &status);
-    if (!flag) return false;
+    if (flag) break;
+    if (!wait) return false;
+    backoff.pause();
   }
   m.source = status.MPI_SOURCE;
   m.tag = status.MPI_TAG;

@@ -149,23 +149,52 @@ const int32_t &absolute_header(const Request &r) {
   return *g_absolute.at(g_absolute_by_type.at(r.wire)).header;
 }
 
-// Bounce buffers of the largest size, kept for reuse: a large receive takes one for its header
-// per message, and allocating 16 KiB each time showed in its profile.
+// Bounce buffers above the small size a request slot keeps, kept for reuse by size class
+// (powers of two, then the largest bounce): a window of mid-size messages allocated and freed
+// one per message, and a large receive takes one of the largest for its header every time.
 constexpr size_t kFullBounce = size_t(kHeaderBytes + kBounceLimit);
-constexpr size_t kMaxSpareBounces = 64;
-std::vector<BounceBuffer> g_spare_bounces;
+constexpr size_t kMaxSparesPerClass = 64;
+constexpr int kClasses = 16;
+std::vector<BounceBuffer> g_spare_bounces[kClasses];
 
-// Sizes r's bounce buffer to n bytes; large ones come from the spares at full size.
+// The size class of a bounce of n bytes (above the small size a slot keeps): its index, with
+// the capacity it gets, or -1 for one larger than any bounce.
+int bounce_class(size_t n, size_t &capacity) {
+  capacity = BounceBuffer::kSmallCapacity * 2;
+  for (int cls = 0; cls < kClasses - 1; ++cls, capacity *= 2)
+    if (n <= capacity && capacity < kFullBounce) return cls;
+  capacity = n <= kFullBounce ? kFullBounce : n;
+  return n <= kFullBounce ? kClasses - 1 : -1;
+}
+
+}  // namespace
+
 void size_bounce(Request &r, size_t n) {
-  if (n > 4096 && r.bounce.capacity() < n && n <= kFullBounce) {
-    if (!g_spare_bounces.empty()) {
-      r.bounce = std::move(g_spare_bounces.back());
-      g_spare_bounces.pop_back();
+  if (n > r.bounce.capacity() && n > BounceBuffer::kSmallCapacity) {
+    size_t capacity = 0;
+    const int cls = bounce_class(n, capacity);
+    if (cls >= 0 && !g_spare_bounces[cls].empty()) {
+      r.bounce = std::move(g_spare_bounces[cls].back());
+      g_spare_bounces[cls].pop_back();
     } else {
-      r.bounce.resize(kFullBounce);
+      r.bounce.release();
+      r.bounce.resize(capacity);
     }
   }
   r.bounce.resize(n);
+}
+
+namespace {
+
+// A bounce above the small size goes back to its class's spares (or is freed).
+void return_bounce(BounceBuffer &b) {
+  if (b.capacity() <= BounceBuffer::kSmallCapacity) return;
+  size_t capacity = 0;
+  const int cls = bounce_class(b.capacity(), capacity);
+  if (cls >= 0 && capacity == b.capacity() && g_spare_bounces[cls].size() < kMaxSparesPerClass)
+    g_spare_bounces[cls].push_back(std::move(b));
+  else
+    b.release();
 }
 
 }  // namespace
@@ -237,15 +266,12 @@ void release(Request &r) {
   }
   r.wire = MPI_DATATYPE_NULL;
   r.wire_cached = false;
-  if (r.bounce.capacity() == kFullBounce && g_spare_bounces.size() < kMaxSpareBounces)
-    g_spare_bounces.push_back(std::move(r.bounce));
-  else if (r.bounce.capacity() > BounceBuffer::kSmallCapacity)
-    r.bounce.release();
+  return_bounce(r.bounce);
   r.bounce.clear();
 }
 
 void free_cached_types() {
-  g_spare_bounces.clear();
+  for (auto &spares : g_spare_bounces) spares.clear();
   for (auto &entry : g_absolute) PMPI_Type_free(&entry.second.type);
   g_absolute.clear();
   g_absolute_by_type.clear();

@@ -96,6 +96,10 @@ void complete_real_request(Request &r, MPI_Status &st) {
           split::post_payload_receive(r, st.MPI_SOURCE, st.MPI_TAG, header);
           return;  // completes with its payload
         case piggyback::Arrival::Payload:
+          if (intra_epoch_in_run_mode(header)) {  // nothing to log or classify: counted
+            ++state().received[state().epoch & 3][size_t(world_rank_of(r.comm, st.MPI_SOURCE))];
+            break;
+          }
           settle_earlier_wildcards(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
           log_failed_cancel(r, message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, header,
                                                 reinterpret_cast<const void *>(r.buf), r.rtype,
@@ -175,9 +179,11 @@ void requests_restored() {
   }
 }
 
-// The datatypes a request held since it was made (handles.hpp: hold_datatype).
+// The datatypes a request held since it was made (handles.hpp: hold_datatype). A built-in
+// type (kind bits 01) is never held: no table lookup for the common case.
 void release_held_datatypes(Request &r) {
-  if (r.kind == Request::Kind::Send || r.kind == Request::Kind::Recv) release_datatype(r.type);
+  if ((r.kind == Request::Kind::Send || r.kind == Request::Kind::Recv) && (uint32_t(r.type) >> 30) != 1)
+    release_datatype(r.type);
   if (r.kind == Request::Kind::Collective && r.coll)
     for (const Region &region : r.coll->outputs) release_datatype(region.type);
 }
@@ -232,7 +238,7 @@ void free_request(MPI_Request &handle) {
   split::header_stage_over(r);
   piggyback::release(r);
   release_held_datatypes(r);
-  keep_record(r);
+  if (r.coll) keep_record(r);
   r.reset();
   free_slots().push_back((uint32_t(handle) & kIndexMask) - 1);
   handle = MPI_REQUEST_NULL;

@@ -27,6 +27,7 @@
 #include "lifecycle/fault_injection.hpp"
 #include "handles/errhandlers.hpp"
 #include "handles/handles.hpp"
+#include "layer/idle_wait.hpp"
 #include "layer/layer.hpp"
 #include "layer/native_blocking.hpp"
 #include "messages/piggyback.hpp"
@@ -312,7 +313,9 @@ void setup_after_init(bool restarting) {
   } catch (const Error &) {
   }
   uint64_t agreed = 0;
-  PMPI_Allreduce(&highest, &agreed, 1, MPI_UINT64_T, MPI_MAX, g_rt.control);
+  MPI_Request agreement = MPI_REQUEST_NULL;
+  PMPI_Iallreduce(&highest, &agreed, 1, MPI_UINT64_T, MPI_MAX, g_rt.control, &agreement);
+  idle_wait(agreement, MPI_STATUS_IGNORE);
   st.number_base = agreed;
   g_rt.mode_since_ns = now_ns();
   update_attention();

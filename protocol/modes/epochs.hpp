@@ -15,6 +15,11 @@ bool logging_nondet();               // NonDet-Log: outcomes are logged
 inline int32_t outgoing_header() {
   return piggyback::make_header(state().epoch, state().mode == Mode::NonDetLog);
 }
+// Whether a received message's header is of this epoch while this rank runs normally: the
+// receive only counts it (message_received would do nothing else).
+inline bool intra_epoch_in_run_mode(int32_t header) {
+  return state().mode == Mode::Run && (header & ~4) == piggyback::make_header(state().epoch, false);
+}
 void enter_checkpoint();             // the epoch advances (at the state snapshot)
 void send_checkpoint_initiated();    // after the state file is durable
 void maybe_advance();                // NonDet-Log -> RecvOnly-Log -> commit

@@ -15,6 +15,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <type_traits>
 #include <vector>
 
 #include "handles/handle_state.hpp"
@@ -144,7 +145,7 @@ struct CheckpointLog {
 enum class SendMode : uint8_t { Standard, Buffered, Sync, Ready };
 
 // Bytes that are overwritten before they are read: unlike std::string, growing does not
-// zero-fill (a 16 KiB bounce per large receive would otherwise cost a memset each time).
+// zero-fill (a full bounce per large receive would otherwise cost a memset each time).
 class BounceBuffer {
  public:
   // Small messages all fit the first allocation, which a request slot keeps (Request::reset).
@@ -197,9 +198,9 @@ class BounceBuffer {
   size_t size_ = 0, capacity_ = 0;
 };
 
-// One application request. The application holds a c3 handle naming this entry, so the same
-// value stays valid after a restart.
-struct Request {
+// The plain fields of a request (Request below): one block, so a freed entry is reset by a
+// single assignment.
+struct RequestFields {
   // Native: a request of a call c3 does not hook (completed through MPICH, not restorable).
   // Collective: a nonblocking collective (or MPI_Comm_idup); `coll` describes it.
   enum class Kind : uint8_t { Free, Send, Recv, Native, Collective };
@@ -217,13 +218,11 @@ struct Request {
   int comm = 0;   // MPI_Comm: the program's handle
   uint64_t posting = 0;  // receive: posting id of this activation
   SavedStatus status;
-  std::shared_ptr<CollectiveRecord> coll;
   // Live only (not saved): the MPI side of an active request.
   MPI_Comm rcomm = MPI_COMM_NULL;      // MPICH's communicator and datatype
   MPI_Datatype rtype = MPI_DATATYPE_NULL;
   MPI_Request real = MPI_REQUEST_NULL;
   MPI_Request native = MPI_REQUEST_NULL;  // Kind::Native: MPICH's request (persistent ones stay)
-  BounceBuffer bounce;    // header + payload for small messages
   int32_t header = 0;     // header of a large message (its wire type points here)
   MPI_Datatype wire = MPI_DATATYPE_NULL;  // struct type to free at completion
   bool wire_cached = false;
@@ -235,14 +234,22 @@ struct Request {
   bool replay_keep = false;      // restart: MPI_Cancel of this receive failed in the logged run
   bool awaits_header = false;    // receive: may get a split header (split::must_poll)
   int32_t split_header = 0;      // receive: the header that came first
+};
+
+static_assert(std::is_trivially_copyable_v<RequestFields>, "reset() assigns the block at once");
+
+// One application request. The application holds a c3 handle naming this entry, so the same
+// value stays valid after a restart.
+struct Request : RequestFields {
+  std::shared_ptr<CollectiveRecord> coll;  // saved
+  BounceBuffer bounce;  // live only: header + payload for small messages
 
   // Back to a free entry. A small bounce allocation stays: the next request in this slot
   // would make the same one (the message rate of small nonblocking messages paid ~100
-  // instructions per message for it).
+  // instructions per message for it). The plain fields get their defaults in one assignment.
   void reset() {
-    BounceBuffer keep = std::move(bounce);
-    *this = Request{};
-    bounce = std::move(keep);
+    coll.reset();
+    static_cast<RequestFields &>(*this) = RequestFields{};
     bounce.clear();
   }
 

@@ -45,7 +45,7 @@ NEVER_TAG = 120         # receives that are cancelled: no message ever carries t
 FARM_REQUEST, FARM_TASK, FARM_STOP, FENCE_DONE = 121, 122, 123, 124
 FINAL_TAG = 32766
 MAX_STEPS = 240         # 240 * 128 < 32767, the smallest MPI_TAG_UB the standard allows
-MAX_BSEND_COUNT = 6000    # up to 48 KiB: buffered sends above 16 KiB travel split
+MAX_BSEND_COUNT = 6000    # up to 48 KiB: buffered sends above the bounce limit (8 KiB) travel split
 
 # (code, MPI datatype, size in bytes)
 TYPES = [("T_INT", "MPI_INT", 4), ("T_DOUBLE", "MPI_DOUBLE", 8), ("T_CHAR", "MPI_CHAR", 1),

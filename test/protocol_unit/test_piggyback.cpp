@@ -14,7 +14,7 @@ using c3::mpi::Request;
 
 namespace {
 
-constexpr int kBounceLimitBytes = 16 * 1024;
+constexpr int kBounceLimitBytes = int(pb::kBounceLimit);
 
 // What a receive produced after finish_recv.
 struct Received {
