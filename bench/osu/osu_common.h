@@ -29,11 +29,14 @@ struct osu_options {
   int batches;
   double iteration_scale;
   int window;
+  int thread_multiple; /* -t multiple: the program initializes MPI at MPI_THREAD_MULTIPLE */
 };
 
 static inline void osu_fail(const char *program, const char *message) {
   fprintf(stderr, "%s: %s\n", program, message);
-  MPI_Abort(MPI_COMM_WORLD, 2);
+  int initialized = 0;
+  MPI_Initialized(&initialized); /* options may be read before MPI_Init */
+  if (initialized) MPI_Abort(MPI_COMM_WORLD, 2);
   exit(2); /* MPI_Abort does not return; this keeps the compiler informed */
 }
 
@@ -70,16 +73,21 @@ static inline void osu_parse_options(const char *program, int argc, char **argv,
   options->batches = 5;
   options->iteration_scale = 1.0;
   options->window = 64;
+  options->thread_multiple = 0;
   const char *size_list = NULL;
   for (int i = 1; i < argc; i += 2) {
     if (i + 1 >= argc || argv[i][0] != '-' || argv[i][1] == '\0' || argv[i][2] != '\0')
-      osu_fail(program, "usage: [-s LIST] [-M BYTES] [-b N] [-i X] [-w N]");
+      osu_fail(program, "usage: [-s LIST] [-M BYTES] [-b N] [-i X] [-w N] [-t multiple]");
     const char *value = argv[i + 1];
     switch (argv[i][1]) {
       case 's': size_list = value; break;
       case 'M': options->max_size = osu_number(program, value, 1, 1L << 30); break;
       case 'b': options->batches = (int)osu_number(program, value, 1, OSU_MAX_BATCHES); break;
       case 'w': options->window = (int)osu_number(program, value, 1, 1 << 16); break;
+      case 't':
+        if (strcmp(value, "multiple") != 0) osu_fail(program, "-t takes only 'multiple'");
+        options->thread_multiple = 1;
+        break;
       case 'i': {
         char *end = NULL;
         options->iteration_scale = strtod(value, &end);

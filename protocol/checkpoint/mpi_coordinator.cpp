@@ -123,7 +123,9 @@ class MpiCoordinator final : public Coordinator {
     uint64_t damaged_number = 0;
     for (auto it = entries.rbegin(); it != entries.rend() && k <= kMaxCandidates; ++it) {
       try {
-        CheckpointReader state_file(dir.rank_file(it->number, rank()));
+        // Its structure only: the payloads are verified while the chosen one is loaded, so the
+        // large file is read once (ranks_that_failed_to_load agrees on the outcome).
+        CheckpointReader state_file(dir.rank_file(it->number, rank()), Verify::Structure);
         if (mine[0] == 0) mine[0] = state_file.header().nranks;
         CheckpointReader log_file(files::log_path(dir, it->number, rt().rank));
         mine[k++] = it->number;
@@ -177,6 +179,23 @@ class MpiCoordinator final : public Coordinator {
                : "nothing to restart from: " + dir.why_nothing_committed()) +
           (damaged.empty() ? std::string() : "; " + damaged));
     return out;
+  }
+
+  std::vector<uint32_t> ranks_that_failed_to_load(bool loaded) override {
+    const int mine = loaded ? 1 : 0;
+    std::vector<int> all(size_t(rt().size), 0);
+    MPI_Request agreed = MPI_REQUEST_NULL;
+    PMPI_Iallgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, rt().control, &agreed);
+    idle_wait(agreed, MPI_STATUS_IGNORE);
+    std::vector<uint32_t> failed;
+    for (int q = 0; q < rt().size; ++q)
+      if (!all[size_t(q)]) failed.push_back(uint32_t(q));
+    return failed;
+  }
+
+  [[noreturn]] void give_up_restart(const std::string &message, bool mine) override {
+    if (mine && rt().rank != 0) std::fprintf(stderr, "c3: error: rank %d: %s\n", rt().rank, message.c_str());
+    fatal_everywhere(message);
   }
 
   void restore(const CheckpointReader &reader, uint64_t number) override {

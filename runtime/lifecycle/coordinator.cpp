@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "support/error.hpp"
 #include "io/output_commit.hpp"
@@ -44,6 +45,12 @@ Coordinator *g_current = &g_local;
 // One process releases all held output right after each commit and marks it.
 uint64_t Coordinator::held_output_shown(const CheckpointDir &dir, uint64_t number, uint64_t held) {
   return output::was_released(dir.checkpoint_path(number)) ? held : 0;
+}
+
+void Coordinator::give_up_restart(const std::string &message, bool) {
+  std::fprintf(stderr, "c3: error: %s\n", message.c_str());
+  std::fflush(stderr);
+  std::exit(2);
 }
 
 Coordinator &local_coordinator() { return g_local; }

@@ -40,13 +40,22 @@ class Coordinator {
   virtual void restart_begin(const Config & /*config*/) {}
   // Whether restart_candidates replaces the local choice (committed checkpoints newest first).
   virtual bool chooses_restart() const { return false; }
-  // The checkpoints to restart from, best first, all usable by every rank (already verified).
-  // Ends the process with a message when there is none.
+  // The checkpoints to restart from, best first, whose files every rank has (their structure
+  // checked; the payloads are verified while loading). Ends the process with a message when
+  // there is none.
   virtual std::vector<uint64_t> restart_candidates(const CheckpointDir & /*dir*/,
                                                    const Config & /*config*/) {
     return {};
   }
-  // The checkpoint chosen for the restart, before memory is restored (PROTOCOL section).
+  // Every process tried to load the same checkpoint (`loaded`: this one could): the ranks that
+  // could not, none when all loaded it.
+  virtual std::vector<uint32_t> ranks_that_failed_to_load(bool loaded) {
+    return loaded ? std::vector<uint32_t>{} : std::vector<uint32_t>{rank()};
+  }
+  // No checkpoint left to restart from: ends every process of the job with `message` (shown
+  // once, and by each process whose own file was damaged: `mine`).
+  [[noreturn]] virtual void give_up_restart(const std::string &message, bool mine);
+  // The checkpoint chosen for the restart, after the heap was loaded (PROTOCOL section).
   virtual void restore(const CheckpointReader & /*reader*/, uint64_t /*number*/) {}
   // How many of the `held` stdout bytes saved in checkpoint `number` the killed run had already
   // shown (stdout not a regular file; a regular file is cut back instead).

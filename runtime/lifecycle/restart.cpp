@@ -39,12 +39,13 @@ std::string short_id(const std::string &id) {
   return h.size() > 12 ? h.substr(0, 12) + ".." : h;
 }
 
-// Everything a restart needs, decoded and checked against this process before any memory is
-// written.
+// Everything a restart needs, decoded and checked against this process, the heap read into the
+// arena already (load).
 struct Image {
   uint64_t number = 0;
   std::unique_ptr<CheckpointReader> reader;
-  std::vector<MemoryPiece> globals, heap, frames;
+  std::vector<MemoryPiece> globals, frames;
+  size_t heap_extents = 0;
   PersistentState state;
   stdio_trim::Record stdio;
   std::string held_output;  // stdout the checkpointed run had not released at the checkpoint
@@ -56,7 +57,7 @@ struct Image {
 std::unique_ptr<CheckpointReader> open_checked(const CheckpointDir &dir, uint64_t number) {
   Coordinator &co = coordinator();
   std::string path = dir.rank_file(number, co.rank());
-  auto reader = std::make_unique<CheckpointReader>(path);
+  auto reader = std::make_unique<CheckpointReader>(path, Verify::Structure);
   const FileHeader &h = reader->header();
   if (h.build_id != executable_build_id())
     fatal("checkpoint " + std::to_string(number) + " was written by a different executable " +
@@ -79,51 +80,93 @@ Image decode(uint64_t number, std::unique_ptr<CheckpointReader> reader) {
   img.number = number;
   const std::string &path = reader->path();
   img.globals = decode_memory_image(reader->section(SectionKind::Globals), path);
-  img.heap = decode_memory_image(reader->section(SectionKind::Heap), path);
   img.frames = decode_memory_image(reader->section(SectionKind::Frames), path);
   const SectionView &rt = reader->section(SectionKind::Runtime);
   img.state = decode_persistent_state(rt.data, rt.size, path);
   img.stdio = stdio_trim::decode(reader->section(SectionKind::Stdio), path);
-  for (const SectionView &s : reader->sections())
-    if (s.kind == uint32_t(SectionKind::HeldOutput))
-      img.held_output.assign(reinterpret_cast<const char *>(s.data), s.size);
-    else if (s.kind == uint32_t(SectionKind::Files))
-      img.files = files::decode(s, path);
+  if (const SectionView *s = reader->find(SectionKind::HeldOutput))
+    img.held_output.assign(reinterpret_cast<const char *>(s->data), s->size);
+  if (const SectionView *s = reader->find(SectionKind::Files)) img.files = files::decode(*s, path);
   img.reader = std::move(reader);
   return img;
 }
 
-void check_fits(const Image &img, const Config &cfg) {
-  const std::string which = "checkpoint " + std::to_string(img.number);
+// Settings of this run the checkpoint does not fit: not damage, so no fallback (fatal).
+struct Misfit : Error {
+  using Error::Error;
+};
+
+void check_fits(const Image &img) {
   try {
     globals::validate_saved(img.globals);
     frames::validate_saved(img.frames);
   } catch (const Error &e) {
-    fatal(which + " does not fit this program: " + e.what());
+    throw Misfit(std::string("does not fit this program: ") + e.what());
   }
+}
+
+void check_heap_fits(const std::vector<MemoryPiece> &heap, const Config &cfg) {
   const uintptr_t lo = heap::kDefaultBase, hi = heap::kDefaultBase + cfg.heap_size;
-  for (const MemoryPiece &p : img.heap) {
+  for (const MemoryPiece &p : heap) {
     if (p.address < lo || p.address > hi || p.size > hi - p.address)
-      fatal(which + " holds heap data at " + hex(p.address) + "-" + hex(p.address + p.size) +
-            ", outside the heap arena " + hex(lo) + "-" + hex(hi) +
-            "; restart with the C3_HEAP_SIZE the checkpoint was taken with");
+      throw Misfit("holds heap data at " + hex(p.address) + "-" + hex(p.address + p.size) +
+                   ", outside the heap arena " + hex(lo) + "-" + hex(hi) +
+                   "; restart with the C3_HEAP_SIZE the checkpoint was taken with");
   }
 }
 
-// Checkpoint `n`, decoded and checked against this process; throws Error when it is damaged.
+// Checkpoint `n`, checked against this process, its heap read straight into the (reset) arena
+// and every byte of the file verified; throws Error when it is damaged (the arena then holds
+// part of it: the next load resets it again).
 Image load(const CheckpointDir &dir, uint64_t n, const Config &cfg) {
-  Image img = decode(n, open_checked(dir, n));
-  check_fits(img, cfg);
-  return img;
+  try {
+    Image img = decode(n, open_checked(dir, n));
+    check_fits(img);
+    heap::reset_for_restore();
+    read_memory_image_in_place(*img.reader, SectionKind::Heap,
+                               [&](const std::vector<MemoryPiece> &heap) {
+                                 check_heap_fits(heap, cfg);
+                                 img.heap_extents = heap.size();
+                               });
+    img.reader->verify_rest();
+    return img;
+  } catch (const Misfit &e) {
+    fatal("checkpoint " + std::to_string(n) + " " + e.what());
+  }
 }
 
-// The one checkpoint there is to restart from: damage ends the process.
-Image load_or_die(const CheckpointDir &dir, uint64_t n, const Config &cfg) {
-  try {
-    return load(dir, n, cfg);
-  } catch (const Error &e) {
-    fatal("checkpoint " + std::to_string(n) + " is damaged (" + e.what() + ")");
+// Loads the first candidate every process can load (each process its own file; a coordinator
+// of several processes makes them agree), warning about the ones passed over.
+Image load_first_usable(const CheckpointDir &dir, const std::vector<uint64_t> &candidates,
+                        const Config &cfg, std::vector<std::string> &warnings) {
+  Coordinator &co = coordinator();
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const uint64_t n = candidates[i];
+    Image img;
+    std::string why;
+    try {
+      img = load(dir, n, cfg);
+    } catch (const Error &e) {
+      why = e.what();
+    }
+    const std::vector<uint32_t> failed = co.ranks_that_failed_to_load(why.empty());
+    if (failed.empty()) return img;
+    std::string what = "checkpoint " + std::to_string(n) + " is damaged";
+    if (!why.empty()) {
+      what += " (" + why + ")";
+    } else {
+      what += " on rank";
+      for (size_t k = 0; k < failed.size(); ++k) what += (k ? ", " : " ") + std::to_string(failed[k]);
+    }
+    if (i + 1 == candidates.size())
+      co.give_up_restart(candidates.size() == 1 && cfg.restart == RestartMode::Number
+                             ? what
+                             : what + "; no older committed checkpoint in " + dir.root(),
+                         !why.empty());
+    if (!why.empty() || co.rank() == 0)
+      warnings.push_back(what + "; falling back to checkpoint " + std::to_string(candidates[i + 1]));
   }
+  fatal("no usable checkpoint in " + dir.root());
 }
 
 // Candidates for C3_RESTART=latest/auto: committed checkpoints, newest first.
@@ -134,17 +177,16 @@ std::vector<uint64_t> committed_newest_first(const std::vector<CheckpointEntry> 
   return out;
 }
 
-// Returns the image to restore, or nullopt-like empty image (number 0) for a fresh run.
-// Warnings are collected so they can be printed after stderr has been cut back.
+// Returns the image to restore, or an empty image (number 0) for a fresh run. Warnings are
+// collected so they can be printed after stderr has been cut back.
 Image select(const Config &cfg, std::vector<std::string> &warnings) {
   CheckpointDir dir(cfg.ckpt_dir);
   Coordinator &co = coordinator();
   if (co.chooses_restart()) {
-    // Every rank verified its files of these already and they agree on the order.
+    // Every rank checked its files of these already and they agree on the order.
     std::vector<uint64_t> agreed = co.restart_candidates(dir, cfg);
     if (agreed.empty()) return Image{};
-    const uint64_t n = agreed.front();
-    return load_or_die(dir, n, cfg);
+    return load_first_usable(dir, agreed, cfg, warnings);
   }
   std::vector<CheckpointEntry> entries;
   try {
@@ -163,7 +205,7 @@ Image select(const Config &cfg, std::vector<std::string> &warnings) {
     if (!found->committed)
       fatal("checkpoint " + std::to_string(n) + " in " + dir.root() +
             " was never committed (its writing did not finish)");
-    return load_or_die(dir, n, cfg);
+    return load_first_usable(dir, {n}, cfg, warnings);
   }
 
   std::vector<uint64_t> candidates = committed_newest_first(entries);
@@ -171,20 +213,7 @@ Image select(const Config &cfg, std::vector<std::string> &warnings) {
     if (cfg.restart == RestartMode::Auto) return Image{};
     fatal("nothing to restart from: " + dir.why_nothing_committed());
   }
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const uint64_t n = candidates[i];
-    try {
-      return load(dir, n, cfg);
-    } catch (const Error &e) {
-      // A damaged or unreadable file: the previous committed checkpoint is still good.
-      if (i + 1 == candidates.size())
-        fatal("checkpoint " + std::to_string(n) + " is damaged (" + e.what() +
-              "); no older committed checkpoint in " + dir.root());
-      warnings.push_back("checkpoint " + std::to_string(n) + " is damaged (" + e.what() +
-                         "); falling back to checkpoint " + std::to_string(candidates[i + 1]));
-    }
-  }
-  fatal("no usable checkpoint in " + dir.root());
+  return load_first_usable(dir, candidates, cfg, warnings);
 }
 
 }  // namespace
@@ -197,9 +226,6 @@ bool prepare(const Config &cfg) {
   if (img.number == 0) return false;  // C3_RESTART=auto with nothing to restart from
   coordinator().restore(*img.reader, img.number);
 
-  heap::reset_for_restore();
-  for (const MemoryPiece &p : img.heap)
-    std::memcpy(reinterpret_cast<void *>(p.address), p.bytes, p.size);
   try {
     heap::verify();
   } catch (const Error &e) {
@@ -255,7 +281,7 @@ bool prepare(const Config &cfg) {
   if (cfg.verbose)
     std::fprintf(stderr,
                  "c3: restored %zu globals, %zu heap extents, %zu frames (%lu bytes read)\n",
-                 img.globals.size(), img.heap.size(), img.frames.size(),
+                 img.globals.size(), img.heap_extents, img.frames.size(),
                  static_cast<unsigned long>(img.reader->file_size()));
   std::fflush(stderr);
   __c3_restoring = 1;

@@ -1,20 +1,7 @@
-// Checkpoint file writer and reader. Layout (all integers little-endian):
-//
-//   file header   magic "C3CKPT\r\n", u32 format version, u32 header length, u32 rank,
-//                 u32 nranks, u64 checkpoint, u64 unix time [ns], u32 build-id length,
-//                 build-id bytes, zero padding, u32 CRC32C of everything before it.
-//                 The header length is a multiple of 8.
-//   section       u32 kind, u32 reserved (0), u64 payload length, u32 payload CRC32C,
-//                 u32 CRC32C of the preceding 20 header bytes; payload; zero padding to 8.
-//   END section   kind END, payload {u64 number of sections before it, u64 its own offset};
-//                 it must end the file.
-//
-// Every byte of a file is covered by a checksum or must be zero, so any corruption is caught
-// before a restart touches memory.
+// Checkpoint file writer (format: ckpt_format.hpp) and the names of section kinds.
 #include "store/ckpt_file.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,48 +12,21 @@
 #include <cstdio>
 #include <cstring>
 
+#include "store/ckpt_format.hpp"
 #include "store/crc32c.hpp"
 #include "support/error.hpp"
-
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the checkpoint format is little-endian");
 
 namespace c3 {
 namespace {
 
-constexpr char kMagic[8] = {'C', '3', 'C', 'K', 'P', 'T', '\r', '\n'};
-constexpr uint32_t kFormatVersion = 1;
-constexpr size_t kFixedHeaderBytes = 44;  // up to and including the build-id length
-constexpr size_t kMaxBuildIdBytes = 255;
-constexpr size_t kSectionHeaderBytes = 24;
-constexpr size_t kSectionCrcCovered = 20;
-constexpr size_t kEndPayloadBytes = 16;
+using namespace format;
 
 // Large sections are written in batches: the CRC of a batch is computed right before writev
 // copies it, while it is still in cache.
 constexpr size_t kBatchBytes = size_t(4) << 20;
 // Dirty pages are handed to the disk every this many bytes, so the final fsync has little left.
 constexpr uint64_t kWritebackWindow = uint64_t(32) << 20;
-
 constexpr uint8_t kZeros[8] = {};
-
-uint64_t align8(uint64_t n) { return (n + 7) & ~uint64_t(7); }
-
-void put_u32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
-void put_u64(uint8_t *p, uint64_t v) { std::memcpy(p, &v, 8); }
-uint32_t get_u32(const uint8_t *p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-uint64_t get_u64(const uint8_t *p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-
-size_t header_length_for(size_t build_id_bytes) {
-  return align8(kFixedHeaderBytes + build_id_bytes + 4);
-}
 
 uint64_t now_ns() {
   timespec ts{};
@@ -341,143 +301,5 @@ void CheckpointWriter::add_section(SectionKind kind, const void *data, size_t si
 void CheckpointWriter::commit() { impl_->commit(); }
 
 uint64_t CheckpointWriter::bytes_written() const { return impl_->offset; }
-
-// ---------------------------------------------------------------------------------------------
-// Reader
-
-struct CheckpointReader::Impl {
-  std::string path;
-  const uint8_t *map = nullptr;
-  uint64_t size = 0;
-  FileHeader header;
-  std::vector<SectionView> sections;
-
-  ~Impl() {
-    if (map != nullptr) ::munmap(const_cast<uint8_t *>(map), size);
-  }
-
-  [[noreturn]] void corrupt(const std::string &what) const {
-    throw CorruptCheckpoint(path + ": " + what);
-  }
-
-  void open_and_map() {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw_sys_error("open " + path);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-      const int saved = errno;
-      ::close(fd);
-      errno = saved;
-      throw_sys_error("stat " + path);
-    }
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd);
-      throw Error(path + ": not a regular file");
-    }
-    size = uint64_t(st.st_size);
-    if (size == 0) {
-      ::close(fd);
-      corrupt("empty file (truncated inside the file header)");
-    }
-    // Everything is read during verification, so populate the mapping in one go.
-    void *p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    const int saved = errno;
-    ::close(fd);
-    if (p == MAP_FAILED) {
-      errno = saved;
-      throw_sys_error("mmap " + path);
-    }
-    map = static_cast<const uint8_t *>(p);
-  }
-
-  void verify_header() {
-    if (size < kFixedHeaderBytes) corrupt("truncated inside the file header");
-    if (std::memcmp(map, kMagic, 8) != 0) corrupt("not a c3 checkpoint file (bad magic)");
-    const uint32_t length = get_u32(map + 12);
-    if (length < header_length_for(0) || length % 8 != 0 ||
-        length > header_length_for(kMaxBuildIdBytes))
-      corrupt("file header: bad header length " + std::to_string(length));
-    if (length > size) corrupt("truncated inside the file header");
-    if (crc32c(0, map, length - 4) != get_u32(map + length - 4))
-      corrupt("file header: checksum mismatch");
-    header.format_version = get_u32(map + 8);
-    if (header.format_version != kFormatVersion)
-      corrupt("unsupported format version " + std::to_string(header.format_version));
-    const uint32_t build_id_bytes = get_u32(map + 40);
-    if (build_id_bytes > kMaxBuildIdBytes || header_length_for(build_id_bytes) != length)
-      corrupt("file header: build-id length " + std::to_string(build_id_bytes) +
-              " does not match header length " + std::to_string(length));
-    header.rank = get_u32(map + 16);
-    header.nranks = get_u32(map + 20);
-    if (header.nranks == 0 || header.rank >= header.nranks)
-      corrupt("file header: rank " + std::to_string(header.rank) + " out of range for " +
-              std::to_string(header.nranks) + " ranks");
-    header.checkpoint = get_u64(map + 24);
-    header.unix_time_ns = get_u64(map + 32);
-    header.build_id.assign(reinterpret_cast<const char *>(map + kFixedHeaderBytes),
-                           build_id_bytes);
-  }
-
-  void verify_sections() {
-    uint64_t off = get_u32(map + 12);
-    std::string previous = "file header";
-    for (;;) {
-      const uint64_t remaining = size - off;
-      if (remaining < kSectionHeaderBytes)
-        corrupt("truncated after " + previous + " (expected END)");
-      const uint8_t *h = map + off;
-      if (crc32c(0, h, kSectionCrcCovered) != get_u32(h + 20))
-        corrupt("section header after " + previous + ": checksum mismatch");
-      const uint32_t kind = get_u32(h);
-      const std::string name = std::string("section ") + section_name(kind);
-      const uint64_t length = get_u64(h + 8);
-      const uint64_t available = remaining - kSectionHeaderBytes;
-      if (length > available)
-        corrupt(name + ": truncated (" + std::to_string(available) + " of " +
-                std::to_string(length) + " payload bytes present)");
-      const uint8_t *payload = h + kSectionHeaderBytes;
-      if (crc32c(0, payload, length) != get_u32(h + 16)) corrupt(name + ": checksum mismatch");
-      const uint64_t padded = align8(length);
-      if (padded > available) corrupt(name + ": truncated inside its padding");
-      for (uint64_t i = length; i < padded; ++i)
-        if (payload[i] != 0) corrupt(name + ": non-zero padding");
-      if (kind == static_cast<uint32_t>(SectionKind::End)) {
-        if (length != kEndPayloadBytes) corrupt("END record: bad length");
-        if (get_u64(payload) != sections.size() || get_u64(payload + 8) != off)
-          corrupt("END record does not match the sections found (sections were lost)");
-        if (off + kSectionHeaderBytes + padded != size)
-          corrupt("unexpected bytes after the END record");
-        return;
-      }
-      // Unknown kinds are kept, not rejected: a newer writer may add sections.
-      sections.push_back(SectionView{kind, payload, length});
-      off += kSectionHeaderBytes + padded;
-      previous = name;
-    }
-  }
-};
-
-CheckpointReader::CheckpointReader(const std::string &path) : impl_(std::make_unique<Impl>()) {
-  impl_->path = path;
-  impl_->open_and_map();
-  impl_->verify_header();
-  impl_->verify_sections();
-}
-
-CheckpointReader::~CheckpointReader() = default;
-
-const FileHeader &CheckpointReader::header() const { return impl_->header; }
-
-const std::vector<SectionView> &CheckpointReader::sections() const { return impl_->sections; }
-
-const SectionView &CheckpointReader::section(SectionKind kind) const {
-  for (const SectionView &s : impl_->sections)
-    if (s.kind == static_cast<uint32_t>(kind)) return s;
-  impl_->corrupt(std::string("missing section ") + section_name(static_cast<uint32_t>(kind)));
-}
-
-const std::string &CheckpointReader::path() const { return impl_->path; }
-
-uint64_t CheckpointReader::file_size() const { return impl_->size; }
 
 }  // namespace c3

@@ -59,22 +59,55 @@ struct SectionView {
   uint64_t size;
 };
 
-// Opens and fully verifies a checkpoint file (header, every section checksum, END record).
-// Throws CorruptCheckpoint naming the file and the section on damage or truncation, c3::Error
-// if the file cannot be opened. The file is mapped read-only; views stay valid while the reader
-// lives.
+// How much a reader checks when it opens a file.
+enum class Verify {
+  All,        // every checksum at once; the file is mapped read-only and views point into it
+  Structure,  // the file header, every section header and the END record at once; a section's
+              // payload when it is read (a restart reads the heap straight into its place)
+};
+
+// Opens a checkpoint file and verifies it (header, section checksums, END record) as `verify`
+// says. Throws CorruptCheckpoint naming the file and the section on damage or truncation,
+// c3::Error if the file cannot be opened or read. Views stay valid while the reader lives.
 class CheckpointReader {
  public:
-  explicit CheckpointReader(const std::string &path);
+  explicit CheckpointReader(const std::string &path, Verify verify = Verify::All);
   ~CheckpointReader();
   CheckpointReader(const CheckpointReader &) = delete;
   CheckpointReader &operator=(const CheckpointReader &) = delete;
 
   const FileHeader &header() const;
+  // Every section in file order, kinds this version does not know too; every payload is 8-byte
+  // aligned. With Verify::Structure this reads (and verifies) all payloads not read yet.
   const std::vector<SectionView> &sections() const;
-  // The (first) section of that kind; throws CorruptCheckpoint if missing. sections() also
-  // lists kinds this version does not know, in file order; every payload is 8-byte aligned.
+  // The (first) section of that kind, read and verified; throws CorruptCheckpoint if missing.
   const SectionView &section(SectionKind kind) const;
+  // Same, or nullptr when the file has none.
+  const SectionView *find(SectionKind kind) const;
+
+  // A section's payload read in order into memory the caller chooses, checksummed as it
+  // arrives (in chunks, while they are in cache). The checksum is known only at finish(): until
+  // then the bytes read may be damaged, so the caller must be able to discard them.
+  class Stream {
+   public:
+    void read(void *to, uint64_t n);  // CorruptCheckpoint past the payload's end
+    uint64_t left() const { return length_ - done_; }
+    void finish();  // CorruptCheckpoint on a checksum mismatch, bad padding or bytes left
+    std::string where() const;  // "<path>: section <NAME>", for the caller's own messages
+
+   private:
+    friend class CheckpointReader;
+    Stream(const CheckpointReader *reader, size_t index);
+    const CheckpointReader *reader_;
+    size_t index_;
+    uint64_t length_, done_ = 0;
+    uint32_t crc_ = 0;
+  };
+  // The (first) section of that kind; throws CorruptCheckpoint if missing.
+  Stream stream(SectionKind kind) const;
+  // Verifies every payload not read yet, through a small buffer (Verify::Structure).
+  void verify_rest() const;
+
   const std::string &path() const;
   uint64_t file_size() const;
 

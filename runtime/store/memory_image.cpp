@@ -1,5 +1,6 @@
 #include "store/memory_image.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -44,6 +45,39 @@ std::vector<MemoryPiece> decode_memory_image(const SectionView &section, const s
   }
   if (offset != section.size) throw corrupt("trailing bytes after the last piece");
   return out;
+}
+
+void read_memory_image_in_place(const CheckpointReader &reader, SectionKind kind,
+                                const std::function<void(const std::vector<MemoryPiece> &)> &check) {
+  CheckpointReader::Stream in = reader.stream(kind);
+  auto corrupt = [&](const std::string &why) { return CorruptCheckpoint(in.where() + ": " + why); };
+  if (in.left() < 8) throw corrupt("too short for its piece count");
+  uint64_t count = 0;
+  in.read(&count, 8);
+  if (count > in.left() / 16) throw corrupt("piece count " + std::to_string(count) + " exceeds the section");
+  std::vector<uint64_t> table(size_t(count) * 2);
+  in.read(table.data(), count * 16);
+  std::vector<MemoryPiece> pieces;
+  pieces.reserve(size_t(count));
+  uint64_t bytes = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t size = table[size_t(2 * i + 1)];
+    if (size > in.left() - bytes) throw corrupt("piece " + std::to_string(i) + " runs past the end");
+    bytes += size;
+    pieces.push_back(MemoryPiece{uintptr_t(table[size_t(2 * i)]), size, nullptr});
+  }
+  if (bytes != in.left()) throw corrupt("trailing bytes after the last piece");
+  try {
+    check(pieces);
+  } catch (const Error &) {
+    // A damaged table looks like a misfit: the checksum tells which it is.
+    std::vector<uint8_t> buffer(size_t(1) << 20);
+    while (in.left() > 0) in.read(buffer.data(), std::min<uint64_t>(in.left(), buffer.size()));
+    in.finish();
+    throw;
+  }
+  for (const MemoryPiece &p : pieces) in.read(reinterpret_cast<void *>(p.address), p.size);
+  in.finish();
 }
 
 }  // namespace c3

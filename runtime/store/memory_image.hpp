@@ -3,11 +3,12 @@
 //   u64 count | count x { u64 address, u64 size } | bytes of piece 0 | bytes of piece 1 | ...
 //
 // Written straight from application memory (iovecs, no copy); read back as views into the
-// checkpoint file.
+// checkpoint reader's copy of the payload, or (the heap at a restart) straight into place.
 #pragma once
 #include <sys/uio.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "store/ckpt_file.hpp"
@@ -33,10 +34,17 @@ class MemoryImageBuilder {
 struct MemoryPiece {
   uintptr_t address;
   uint64_t size;
-  const uint8_t *bytes;  // into the checkpoint reader's mapping
+  const uint8_t *bytes;  // into the checkpoint reader's payload (null: not read yet)
 };
 
 // Decodes and bounds-checks a payload; throws CorruptCheckpoint naming `path` and the section.
 std::vector<MemoryPiece> decode_memory_image(const SectionView &section, const std::string &path);
+
+// Reads the section's pieces straight to their addresses, checksumming as it reads. `check` is
+// shown the pieces (bytes null) before any byte is written and throws to refuse them. Throws
+// CorruptCheckpoint when the payload is malformed or fails its checksum; pieces may have been
+// written by then, so the caller must be able to discard them (a restart resets the arena).
+void read_memory_image_in_place(const CheckpointReader &reader, SectionKind kind,
+                                const std::function<void(const std::vector<MemoryPiece> &)> &check);
 
 }  // namespace c3

@@ -23,6 +23,7 @@ using c3::CheckpointWriter;
 using c3::CorruptCheckpoint;
 using c3::FileHeader;
 using c3::SectionKind;
+using c3::Verify;
 using c3::test::TmpDir;
 
 namespace {
@@ -71,9 +72,13 @@ void write_small_checkpoint(const std::string &path) {
   w.commit();
 }
 
-std::string corrupt_message(const std::string &path) {
+// What reading the whole file reports: with Verify::Structure the payloads are checked when
+// they are read, so every one is read.
+std::string corrupt_message(const std::string &path, Verify verify = Verify::All) {
   try {
-    CheckpointReader r(path);
+    CheckpointReader r(path, verify);
+    r.verify_rest();
+    (void)r.sections();
   } catch (const CorruptCheckpoint &e) {
     return e.what();
   }
@@ -179,19 +184,75 @@ TEST_CASE("flipping any single byte of a checkpoint file is detected", "[ckpt_fi
   REQUIRE_NOTHROW(CheckpointReader(good));
   const std::vector<uint8_t> original = read_file(good);
   REQUIRE(original.size() > 100);
-  for (uint8_t mask : {uint8_t(0xff), uint8_t(0x01), uint8_t(0x80)}) {
-    for (size_t i = 0; i < original.size(); ++i) {
-      std::vector<uint8_t> damaged = original;
-      damaged[i] ^= mask;
-      write_file(bad, damaged.data(), damaged.size());
-      bool detected = false;
-      try {
-        CheckpointReader r(bad);
-      } catch (const CorruptCheckpoint &e) {
-        detected = std::string(e.what()).find(bad) == 0;  // the message names the file
+  for (Verify verify : {Verify::All, Verify::Structure}) {
+    for (uint8_t mask : {uint8_t(0xff), uint8_t(0x01), uint8_t(0x80)}) {
+      for (size_t i = 0; i < original.size(); ++i) {
+        std::vector<uint8_t> damaged = original;
+        damaged[i] ^= mask;
+        write_file(bad, damaged.data(), damaged.size());
+        // The message names the file.
+        if (corrupt_message(bad, verify).find(bad) != 0)
+          FAIL("byte " << i << " ^ " << int(mask) << " was not reported ("
+                       << (verify == Verify::All ? "all" : "structure") << ")");
       }
-      if (!detected) FAIL("byte " << i << " ^ " << int(mask) << " was not reported");
     }
+  }
+}
+
+TEST_CASE("Verify::Structure checks headers at once and each payload when it is read",
+          "[ckpt_file]") {
+  TmpDir dir;
+  const std::string path = dir / "lazy.c3";
+  write_small_checkpoint(path);
+  std::vector<uint8_t> bytes = read_file(path);
+  // The GLOBALS payload: after the header and the META section (24 + 8 bytes).
+  const size_t header_len = bytes.size() - (24 + 8) - (24 + 24) - 24 - (24 + 8) - (24 + 8) - (24 + 16);
+  const size_t globals_payload = header_len + 32 + 24;
+  bytes[globals_payload + 3] ^= 1;
+  write_file(path, bytes.data(), bytes.size());
+  CheckpointReader r(path, Verify::Structure);  // no payload read yet: opens
+  CHECK(text(r.section(SectionKind::Meta)) == "meta!");
+  CHECK(r.find(SectionKind::Stdio) == nullptr);
+  CHECK_THROWS_WITH(r.section(SectionKind::Globals),
+                    path + ": section GLOBALS: checksum mismatch");
+  CHECK_THROWS_AS(r.verify_rest(), CorruptCheckpoint);
+}
+
+TEST_CASE("a section streamed into place is checksummed as it arrives", "[ckpt_file]") {
+  TmpDir dir;
+  const std::string path = dir / "stream.c3";
+  std::vector<uint8_t> heap(3 << 20);  // more than one chunk
+  for (size_t i = 0; i < heap.size(); ++i) heap[i] = uint8_t(i * 7 + (i >> 12));
+  {
+    CheckpointWriter w(path, sample_header(0, 1));
+    w.add_section(SectionKind::Heap, heap.data(), heap.size() - 3);  // padded
+    w.commit();
+  }
+  std::vector<uint8_t> into(heap.size(), 0);
+  SECTION("intact: bytes in place, finish() accepts") {
+    CheckpointReader r(path, Verify::Structure);
+    CheckpointReader::Stream s = r.stream(SectionKind::Heap);
+    s.read(into.data(), 100);
+    s.read(into.data() + 100, s.left());
+    CHECK_NOTHROW(s.finish());
+    CHECK(std::equal(into.begin(), into.end() - 3, heap.begin()));
+    CHECK_NOTHROW(r.verify_rest());
+  }
+  SECTION("a damaged byte is found at finish()") {
+    std::vector<uint8_t> bytes = read_file(path);
+    bytes[bytes.size() / 2] ^= 0x10;
+    write_file(path, bytes.data(), bytes.size());
+    CheckpointReader r(path, Verify::Structure);
+    CheckpointReader::Stream s = r.stream(SectionKind::Heap);
+    s.read(into.data(), s.left());
+    CHECK_THROWS_WITH(s.finish(), path + ": section HEAP: checksum mismatch");
+  }
+  SECTION("reading past the payload or leaving bytes is refused") {
+    CheckpointReader r(path, Verify::Structure);
+    CheckpointReader::Stream s = r.stream(SectionKind::Heap);
+    CHECK_THROWS_AS(s.read(into.data(), heap.size()), CorruptCheckpoint);
+    s.read(into.data(), 10);
+    CHECK_THROWS_WITH(s.finish(), Catch::Contains("bytes left"));
   }
 }
 
@@ -200,12 +261,13 @@ TEST_CASE("truncating a checkpoint file at any length is detected", "[ckpt_file]
   const std::string good = dir / "good.c3", cut = dir / "cut.c3";
   write_small_checkpoint(good);
   const std::vector<uint8_t> original = read_file(good);
-  for (size_t length = 0; length < original.size(); ++length) {
-    write_file(cut, original.data(), length);
-    const std::string message = corrupt_message(cut);
-    if (message.find("truncated") == std::string::npos)
-      FAIL("truncation to " << length << " bytes: " << message);
-  }
+  for (Verify verify : {Verify::All, Verify::Structure})
+    for (size_t length = 0; length < original.size(); ++length) {
+      write_file(cut, original.data(), length);
+      const std::string message = corrupt_message(cut, verify);
+      if (message.find("truncated") == std::string::npos)
+        FAIL("truncation to " << length << " bytes: " << message);
+    }
 }
 
 TEST_CASE("reader messages name the file and the section", "[ckpt_file]") {
