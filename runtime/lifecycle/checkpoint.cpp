@@ -87,8 +87,9 @@ uint64_t write_and_commit(const CheckpointDir &dir, uint64_t number, const char 
   MemoryImageBuilder globals_image;
   globals::add_to_image(globals_image);
   MemoryImageBuilder heap_image;
+  // Whole pages, so a restart can map them back from the file instead of copying them.
   for (const heap::Extent &e : heap::live_extents())
-    heap_image.add(reinterpret_cast<const void *>(e.addr), e.size);
+    heap_image.add_pages(reinterpret_cast<const void *>(e.addr), e.size);
   MemoryImageBuilder frames_image;
   for (const __c3_frame *f : chain) frames_image.add(f, f->size);
 
@@ -129,7 +130,7 @@ uint64_t write_and_commit(const CheckpointDir &dir, uint64_t number, const char 
     CheckpointWriter writer(dir.rank_file(number, co.rank()), header);
     writer.add_section(SectionKind::Meta, meta_payload.data(), meta_payload.size());
     writer.add_section(SectionKind::Globals, globals_image.pieces());
-    writer.add_section(SectionKind::Heap, heap_image.pieces());
+    writer.add_section(SectionKind::Heap, heap_image.pieces(writer.next_payload_offset(), 4096));
     fault::reached(FaultStage::MidWrite, number);
     writer.add_section(SectionKind::Frames, frames_image.pieces());
     writer.add_section(SectionKind::Runtime, runtime_payload.data(), runtime_payload.size());

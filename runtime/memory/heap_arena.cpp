@@ -264,10 +264,19 @@ struct Span {
   return ok;
 }
 
+// Fresh zero pages over [lo, hi). Not MADV_DONTNEED: a restart may have mapped these pages from
+// the checkpoint file (private), and dropping those makes them read the file again.
+inline bool zero_pages(uintptr_t lo, uintptr_t hi) {
+  if (lo >= hi) return true;
+  void *want = reinterpret_cast<void *>(lo);
+  return mmap(want, hi - lo, PROT_READ | PROT_WRITE,
+              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == want;
+}
+
 [[gnu::noinline]] void trim_top_now(Header &h) {
   uintptr_t keep = align_up(h.top + kTopKeep, kPage);
   // Only lower resident_end when the pages really read as zero now (calloc relies on it).
-  if (release_pages(keep, align_up(h.resident_end, kPage))) h.resident_end = keep;
+  if (zero_pages(keep, align_up(h.resident_end, kPage))) h.resident_end = keep;
 }
 
 inline void trim_top(Header &h) {

@@ -39,8 +39,9 @@ struct Extent {
 std::vector<Extent> live_extents();
 
 // Restore: forget the current heap contents and make [base, base+reserve) zeroed and ready; the
-// caller then copies every saved extent back to its address. After that the heap is exactly the
-// saved one. (An allocation before the copy would format an empty heap there; don't.)
+// caller then puts every saved extent back at its address (copied, or whole pages mapped from
+// the checkpoint file). After that the heap is exactly the saved one. (An allocation before that
+// would format an empty heap there; don't.)
 void reset_for_restore();
 
 struct Stats {

@@ -302,4 +302,8 @@ void CheckpointWriter::commit() { impl_->commit(); }
 
 uint64_t CheckpointWriter::bytes_written() const { return impl_->offset; }
 
+uint64_t CheckpointWriter::next_payload_offset() const {
+  return impl_->offset + kSectionHeaderBytes;
+}
+
 }  // namespace c3

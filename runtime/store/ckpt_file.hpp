@@ -47,6 +47,8 @@ class CheckpointWriter {
   void add_section(SectionKind kind, const void *data, size_t size);
   void commit();
   uint64_t bytes_written() const;
+  // The file offset where the payload of the next section added will start.
+  uint64_t next_payload_offset() const;
 
  private:
   struct Impl;
@@ -91,6 +93,10 @@ class CheckpointReader {
   class Stream {
    public:
     void read(void *to, uint64_t n);  // CorruptCheckpoint past the payload's end
+    // Same for whole pages of memory nothing else uses: where the bytes lie at a page boundary
+    // of the file, the file's pages are mapped there (private, copied only when written) and
+    // checksummed through the mapping, instead of copied.
+    void place(void *to, uint64_t n);
     uint64_t left() const { return length_ - done_; }
     void finish();  // CorruptCheckpoint on a checksum mismatch, bad padding or bytes left
     std::string where() const;  // "<path>: section <NAME>", for the caller's own messages

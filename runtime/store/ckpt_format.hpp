@@ -22,7 +22,7 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the checkpoint format 
 namespace c3::format {
 
 inline constexpr char kMagic[8] = {'C', '3', 'C', 'K', 'P', 'T', '\r', '\n'};
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;  // 2: memory images carry a data offset
 inline constexpr size_t kFixedHeaderBytes = 44;  // up to and including the build-id length
 inline constexpr size_t kMaxBuildIdBytes = 255;
 inline constexpr size_t kSectionHeaderBytes = 24;

@@ -48,6 +48,7 @@ struct CheckpointReader::Impl {
   std::vector<Entry> entries;
   std::vector<SectionView> views;  // entries' payloads; data is null until read
   bool all_views = false;          // every view filled (sections())
+  int mappings = 0;                // pieces Stream::place mapped from the file
 
   ~Impl() {
     if (map != nullptr) ::munmap(const_cast<uint8_t *>(map), size);
@@ -284,6 +285,35 @@ void CheckpointReader::Stream::read(void *to, uint64_t n) {
     crc_ = crc32c(crc_, out + at, chunk);
     at += chunk;
   }
+  done_ += n;
+}
+
+void CheckpointReader::Stream::place(void *to, uint64_t n) {
+  // Each mapping is a kernel memory area of its own, of which a process may have some 65000:
+  // small pieces, and pieces beyond the first few thousand, are copied.
+  constexpr uint64_t kPage = 4096, kMapAtLeast = uint64_t(64) << 10;
+  constexpr int kMostMappings = 4096;
+  Impl &impl = *reader_->impl_;
+  const uint64_t start = impl.entries[index_].offset + done_;
+  const auto address = reinterpret_cast<uintptr_t>(to);
+  if (impl.fd < 0 || n < kMapAtLeast || n > left() || address % kPage != 0 || n % kPage != 0 ||
+      start % kPage != 0 || impl.mappings >= kMostMappings)
+    return read(to, n);
+  ++impl.mappings;
+  if (::mmap(to, n, PROT_READ, MAP_PRIVATE | MAP_FIXED, impl.fd, off_t(start)) != to) {
+    // The range may be gone now: fresh pages, then the copy.
+    if (::mmap(to, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+               -1, 0) != to)
+      throw_sys_error("map memory back at " + std::to_string(address));
+    return read(to, n);
+  }
+  ::madvise(to, n, MADV_SEQUENTIAL);
+  // Read through the mapping: the faults bring the file's pages in, with readahead.
+  const auto *bytes = static_cast<const uint8_t *>(to);
+  for (uint64_t at = 0; at < n; at += kChunkBytes)
+    crc_ = crc32c(crc_, bytes + at, std::min(kChunkBytes, n - at));
+  ::madvise(to, n, MADV_NORMAL);
+  if (::mprotect(to, n, PROT_READ | PROT_WRITE) != 0) throw_sys_error("make the restored heap writable");
   done_ += n;
 }
 

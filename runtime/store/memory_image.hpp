@@ -1,9 +1,13 @@
 // Section payload shared by GLOBALS, HEAP and FRAMES: a list of (address, bytes) pieces.
 //
-//   u64 count | count x { u64 address, u64 size } | bytes of piece 0 | bytes of piece 1 | ...
+//   u64 count | count x { u64 address, u64 size } | u64 data offset | zero padding |
+//   bytes of piece 0 | bytes of piece 1 | ...
 //
-// Written straight from application memory (iovecs, no copy); read back as views into the
-// checkpoint reader's copy of the payload, or (the heap at a restart) straight into place.
+// The data offset (from the payload's start) lets the writer place the bytes at a page boundary
+// of the file, so that whole pages saved from whole pages of memory can be mapped back (the
+// heap at a restart) instead of copied. Written straight from application memory (iovecs, no
+// copy); read back as views into the checkpoint reader's copy of the payload, or straight into
+// place.
 #pragma once
 #include <sys/uio.h>
 
@@ -18,14 +22,19 @@ namespace c3 {
 class MemoryImageBuilder {
  public:
   void add(const void *address, uint64_t size);
-  // The payload as iovecs; valid while this builder lives and is not modified.
-  const std::vector<iovec> &pieces();
+  // The whole pages [address, address + size) touches; merged with the previous piece when
+  // they overlap or meet (pieces are added in ascending order).
+  void add_pages(const void *address, uint64_t size);
+  // The payload as iovecs; valid while this builder lives and is not modified. With
+  // `payload_offset`, the file offset where the payload will start, the bytes start at a
+  // multiple of `align` in the file.
+  const std::vector<iovec> &pieces(uint64_t payload_offset = 0, uint64_t align = 8);
   uint64_t data_bytes() const { return data_bytes_; }
   size_t count() const { return table_.size() / 2; }
 
  private:
   std::vector<uint64_t> table_;   // address/size pairs
-  std::vector<uint64_t> header_;  // count + table_, built by pieces()
+  std::vector<uint64_t> header_;  // count + table_ + data offset, built by pieces()
   std::vector<iovec> data_;
   std::vector<iovec> pieces_;
   uint64_t data_bytes_ = 0;

@@ -133,7 +133,7 @@ TEST_CASE("checkpoint round trip with many section shapes", "[ckpt_file]") {
   CHECK(r.path() == path);
   CHECK(r.file_size() == bytes_written);
   const FileHeader &h = r.header();
-  CHECK(h.format_version == 1);
+  CHECK(h.format_version == 2);
   CHECK(h.build_id == sample_header().build_id);
   CHECK(h.rank == 1);
   CHECK(h.nranks == 4);
