@@ -387,6 +387,67 @@ bool test_request(Request &r) {
   return r.done;
 }
 
+void RequestBatch::gather(int count, const MPI_Request handles[]) {
+  pending.clear();
+  for (int i = 0; i < count; ++i)
+    if (handles[i] != MPI_REQUEST_NULL) {
+      Request &r = request_of(handles[i]);
+      if (r.active && !r.done) pending.push_back(&r);
+    }
+}
+
+bool RequestBatch::collect_reals() {
+  pending.erase(std::remove_if(pending.begin(), pending.end(), [](Request *r) { return r->done; }),
+                pending.end());
+  reals.clear();
+  awaiting_here = 0;
+  size_t keep = 0;
+  for (Request *r : pending) {
+    if (r->real == MPI_REQUEST_NULL) continue;  // a receive waiting for its replayed cancel
+    pending[keep++] = r;
+    reals.push_back(r->real);
+    awaiting_here += r->awaits_header;
+  }
+  pending.resize(keep);
+  indices.resize(reals.size());
+  statuses.resize(reals.size());
+  for (size_t k = 0; k < reals.size(); ++k) indices[k] = int(k);
+  return !reals.empty();
+}
+
+void RequestBatch::complete_reported(int done) {
+  if (done == MPI_UNDEFINED || done <= 0) return;
+  arrived.clear();
+  for (int k = 0; k < done; ++k) {
+    Request *r = pending[size_t(indices[size_t(k)])];
+    r->real = MPI_REQUEST_NULL;  // MPICH freed every one it reported
+    std::memcpy(r->status.words, &statuses[size_t(k)], sizeof(MPI_Status));
+    arrived.push_back(r);
+  }
+  auto by_posting = [](const Request *a, const Request *b) { return a->posting < b->posting; };
+  if (!std::is_sorted(arrived.begin(), arrived.end(), by_posting))
+    std::sort(arrived.begin(), arrived.end(), by_posting);
+  for (Request *r : arrived) {
+    MPI_Status st;
+    std::memcpy(&st, r->status.words, sizeof st);
+    complete_real_request(*r, st);
+  }
+}
+
+void RequestBatch::test_once() {
+  if (!collect_reals()) return;
+  int done = 0;
+  PMPI_Testsome(int(reals.size()), reals.data(), &done, indices.data(), statuses.data());
+  complete_reported(done);
+  for (Request *r : arrived)
+    if (!r->done) test_request(*r);  // a split header: its payload may be in already
+}
+
+RequestBatch &request_batch() {
+  static RequestBatch batch;
+  return batch;
+}
+
 void wait_request(Request &r) {
   // r's state is read again each round: split::progress() may complete it meanwhile.
   while (r.active && !r.done) {

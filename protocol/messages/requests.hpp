@@ -50,6 +50,31 @@ void settle_earlier_wildcards(MPI_Comm comm, uint64_t posting, int source, int t
 // MPI_Cancel of `r`: replays the logged run's outcome in Restore.
 int cancel_request(Request &r);
 bool test_request(Request &r);    // true when complete (r.done)
+
+// Several of the program's requests completed together, in as few MPICH calls as possible
+// (MPI_Waitall, MPI_Testall, MPI_Testsome, ...): one pass of PMPI_Testsome or PMPI_Waitall over
+// their MPICH requests instead of a call per request, each of which would run MPICH's progress.
+// Its arrays are kept between calls (no allocation per call).
+struct RequestBatch {
+  std::vector<Request *> pending, arrived;
+  std::vector<MPI_Request> reals;
+  std::vector<int> indices;
+  std::vector<MPI_Status> statuses;
+  size_t awaiting_here = 0;  // pending receives that may get a split header
+
+  // The active, not yet complete requests among `handles` (MPI_REQUEST_NULL skipped).
+  void gather(int count, const MPI_Request handles[]);
+  // Drops the complete ones; fills reals/indices/statuses for the rest that have an MPICH
+  // request. False when none is left to complete.
+  bool collect_reals();
+  // MPICH reported `done` of `reals` complete (indices[0..done), or all `done` of them in order
+  // after a PMPI_Waitall): completes them in posting order (split::settle_earlier_receives
+  // looks back); a split header's payload is tested once more, as test_request does.
+  void complete_reported(int done);
+  // One PMPI_Testsome over the pending requests.
+  void test_once();
+};
+RequestBatch &request_batch();
 void wait_request(Request &r);
 // Hands a completed request's status to the program; frees non-persistent ones.
 void deliver(MPI_Request &handle, MPI_Status *status);

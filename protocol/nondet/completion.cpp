@@ -13,47 +13,37 @@ bool is_test(Completion::Kind kind) {
   return kind != Completion::Kind::WaitAny && kind != Completion::Kind::WaitSome;
 }
 
-// Blocks until one of the active requests completes inside c3; returns its index or -1 when
-// none is active.
+// Blocks until one of the active requests completes inside c3; returns the lowest index of a
+// complete one, or -1 when none is active. MPICH may report several at once: the others stay
+// complete inside c3 for the next call.
 int wait_for_any(int count, MPI_Request reqs[]) {
+  RequestBatch &batch = request_batch();
   for (;;) {
     bool any = false;
-    std::vector<MPI_Request> reals;
-    std::vector<int> where;
     for (int i = 0; i < count; ++i) {
       if (!request_active(reqs[i])) continue;
       any = true;
-      Request &r = request_of(reqs[i]);
-      if (test_request(r)) return i;
-      if (r.real != MPI_REQUEST_NULL) {
-        reals.push_back(r.real);
-        where.push_back(i);
-      }
+      if (request_of(reqs[i]).done) return i;
     }
     if (!any) return -1;
-    if (reals.empty()) fatal("restart diverged: waiting only for receives the logged run cancelled");
-    int k = MPI_UNDEFINED;
-    MPI_Status st{};
+    batch.gather(count, reqs);
+    if (!batch.collect_reals())
+      fatal("restart diverged: waiting only for receives the logged run cancelled");
+    const int n = int(batch.reals.size());
+    int done = 0;
     if (split::must_poll()) {
-      int flag = 0;
-      PMPI_Testany(int(reals.size()), reals.data(), &k, &flag, &st);
-      if (!flag) split::progress();
+      PMPI_Testsome(n, batch.reals.data(), &done, batch.indices.data(), batch.statuses.data());
+      if (done == 0) split::progress();
     } else {
-      PMPI_Waitany(int(reals.size()), reals.data(), &k, &st);
+      PMPI_Waitsome(n, batch.reals.data(), &done, batch.indices.data(), batch.statuses.data());
     }
-    if (k == MPI_UNDEFINED) continue;
-    Request &r = request_of(reqs[where[size_t(k)]]);
-    complete_real_request(r, st);
-    if (r.done) return where[size_t(k)];  // else a split header: wait on for its payload
+    batch.complete_reported(done);  // a split header: waited for on the next round
   }
 }
 
 // MPICH's outcome, for a call that is not replayed.
 void decide(Completion &c) {
   MPI_Request *reqs = c.requests;
-  auto completes = [&](int i) {
-    return request_active(reqs[i]) && test_request(request_of(reqs[i]));
-  };
   switch (c.kind) {
     case Completion::Kind::Test:
     case Completion::Kind::Peek:
@@ -61,30 +51,40 @@ void decide(Completion &c) {
       if (c.flag) c.done = {0};
       break;
     case Completion::Kind::TestAny:
-      for (int i = 0; i < c.count && c.done.empty(); ++i)
-        if (completes(i)) c.done = {i};
-      c.flag = !c.done.empty();
-      break;
     case Completion::Kind::TestSome:
-      for (int i = 0; i < c.count; ++i)
-        if (completes(i)) c.done.push_back(i);
-      c.flag = !c.done.empty();
+    case Completion::Kind::TestAll: {
+      // Every one is tested, in one MPICH call; those found complete stay complete inside c3
+      // until a later call hands them out (MPI_Testany hands out one, MPI_Testall all or none).
+      RequestBatch &batch = request_batch();
+      batch.gather(c.count, reqs);
+      batch.test_once();
+      bool all = true;
+      for (int i = 0; i < c.count; ++i) {
+        if (!request_active(reqs[i])) continue;
+        if (request_of(reqs[i]).done) {
+          if (c.kind == Completion::Kind::TestSome || c.done.empty()) c.done.push_back(i);
+        } else {
+          all = false;
+        }
+      }
+      c.flag = c.kind == Completion::Kind::TestAll ? all : !c.done.empty();
+      if (c.kind == Completion::Kind::TestAll) c.done.clear();
       break;
-    case Completion::Kind::TestAll:
-      c.flag = true;
-      for (int i = 0; i < c.count; ++i)  // every one is tested: each test lets it progress
-        if (request_active(reqs[i]) && !test_request(request_of(reqs[i]))) c.flag = false;
-      break;
+    }
     case Completion::Kind::WaitAny:
       c.done = {wait_for_any(c.count, reqs)};
       c.flag = true;
       break;
-    case Completion::Kind::WaitSome:
+    case Completion::Kind::WaitSome: {
       wait_for_any(c.count, reqs);  // then every one complete by now, in index order
+      RequestBatch &batch = request_batch();
+      batch.gather(c.count, reqs);
+      batch.test_once();
       for (int i = 0; i < c.count; ++i)
-        if (completes(i)) c.done.push_back(i);
+        if (request_active(reqs[i]) && request_of(reqs[i]).done) c.done.push_back(i);
       c.flag = true;
       break;
+    }
   }
 }
 
