@@ -181,7 +181,7 @@ void requests_restored() {
 
 // The datatypes a request held since it was made (handles.hpp: hold_datatype). A built-in
 // type (kind bits 01) is never held: no table lookup for the common case.
-void release_held_datatypes(Request &r) {
+inline void release_held_datatypes(Request &r) {
   if ((r.kind == Request::Kind::Send || r.kind == Request::Kind::Recv) && (uint32_t(r.type) >> 30) != 1)
     release_datatype(r.type);
   if (r.kind == Request::Kind::Collective && r.coll)
@@ -235,8 +235,10 @@ void free_request(MPI_Request &handle) {
   Request &r = request_of(handle);
   if (r.kind == Request::Kind::Native && r.persistent && r.native != MPI_REQUEST_NULL)
     PMPI_Request_free(&r.native);
-  split::header_stage_over(r);
-  piggyback::release(r);
+  // The calls below do nothing for the common small message; they are skipped inline then.
+  if (r.awaits_header) split::header_stage_over(r);
+  if (r.wire != MPI_DATATYPE_NULL || r.bounce.capacity() > BounceBuffer::kSmallCapacity)
+    piggyback::release(r);
   release_held_datatypes(r);
   if (r.coll) keep_record(r);
   r.reset();

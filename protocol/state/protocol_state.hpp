@@ -248,8 +248,9 @@ struct Request : RequestFields {
   // would make the same one (the message rate of small nonblocking messages paid ~100
   // instructions per message for it). The plain fields get their defaults in one assignment.
   void reset() {
-    coll.reset();
-    static_cast<RequestFields &>(*this) = RequestFields{};
+    static const RequestFields kFree{};
+    if (coll) coll.reset();
+    static_cast<RequestFields &>(*this) = kFree;
     bounce.clear();
   }
 

