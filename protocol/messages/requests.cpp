@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "collectives/collective_call.hpp"
 #include "handles/handles.hpp"
@@ -399,13 +400,12 @@ void RequestBatch::gather(int count, const MPI_Request handles[]) {
 }
 
 bool RequestBatch::collect_reals() {
-  pending.erase(std::remove_if(pending.begin(), pending.end(), [](Request *r) { return r->done; }),
-                pending.end());
   reals.clear();
   awaiting_here = 0;
   size_t keep = 0;
   for (Request *r : pending) {
-    if (r->real == MPI_REQUEST_NULL) continue;  // a receive waiting for its replayed cancel
+    // Complete ones leave, and so does a receive waiting for its replayed cancel (no request).
+    if (r->done || r->real == MPI_REQUEST_NULL) continue;
     pending[keep++] = r;
     reals.push_back(r->real);
     awaiting_here += r->awaits_header;
@@ -446,8 +446,12 @@ void RequestBatch::test_once() {
 }
 
 RequestBatch &request_batch() {
-  static RequestBatch batch;
-  return batch;
+  // One per nesting level of the layer: a callback MPICH runs inside a batch's MPICH call (a
+  // user-defined operator, a generalized request's query) may call MPI_Testall itself.
+  static std::vector<std::unique_ptr<RequestBatch>> batches;
+  const size_t level = size_t(std::max(g_depth, 0));
+  while (batches.size() <= level) batches.push_back(std::make_unique<RequestBatch>());
+  return *batches[level];
 }
 
 void wait_request(Request &r) {

@@ -69,11 +69,13 @@ struct RequestBatch {
   bool collect_reals();
   // MPICH reported `done` of `reals` complete (indices[0..done), or all `done` of them in order
   // after a PMPI_Waitall): completes them in posting order (split::settle_earlier_receives
-  // looks back); a split header's payload is tested once more, as test_request does.
+  // looks back). A split header leaves its request waiting for the payload.
   void complete_reported(int done);
-  // One PMPI_Testsome over the pending requests.
+  // One PMPI_Testsome over the pending requests; a split header's payload is tested once more,
+  // as test_request does.
   void test_once();
 };
+// The batch of the current nesting level of the layer (its arrays are reused).
 RequestBatch &request_batch();
 void wait_request(Request &r);
 // Hands a completed request's status to the program; frees non-persistent ones.
