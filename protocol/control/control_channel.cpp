@@ -43,7 +43,8 @@ void reap(bool block) {
 bool take(Message &m, bool wait) {
   MPI_Status status;
   IdleBackoff backoff;
-  for (int flag = 0; !flag;) {
+  for (;;) {
+    int flag = 0;
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, rt().control, &flag, &status);
     if (flag) break;
     if (!wait) return false;

@@ -33,21 +33,14 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
     for (Request *r : batch.pending)
       if (!r->done && r->real == MPI_REQUEST_NULL) wait_request(*r);  // diverged restart
     if (!batch.collect_reals()) break;
-    const int n = int(batch.reals.size());
     if (!split::must_poll()) {
       // No split header to wait for (none ever, or all of them came): one MPICH call.
+      const int n = int(batch.reals.size());
       PMPI_Waitall(n, batch.reals.data(), batch.statuses.data());
       batch.complete_reported(n);  // a split header for a small buffer: waited for next
       continue;
     }
-    int done = 0;
-    if (batch.awaiting_here < rt().awaiting.size()) {  // a receive outside this call may need c3
-      PMPI_Testsome(n, batch.reals.data(), &done, batch.indices.data(), batch.statuses.data());
-      if (done == 0) split::progress();
-    } else {
-      PMPI_Waitsome(n, batch.reals.data(), &done, batch.indices.data(), batch.statuses.data());
-    }
-    batch.complete_reported(done);
+    batch.wait_some();
   }
   for (int i = 0; i < count; ++i) {
     if (request_active(array_of_requests[i]))

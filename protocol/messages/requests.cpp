@@ -445,6 +445,18 @@ void RequestBatch::test_once() {
     if (!r->done) test_request(*r);  // a split header: its payload may be in already
 }
 
+void RequestBatch::wait_some() {
+  const int n = int(reals.size());
+  int done = 0;
+  if (split::must_poll() && awaiting_here < rt().awaiting.size()) {
+    PMPI_Testsome(n, reals.data(), &done, indices.data(), statuses.data());
+    if (done == 0) split::progress();
+  } else {
+    PMPI_Waitsome(n, reals.data(), &done, indices.data(), statuses.data());
+  }
+  complete_reported(done);
+}
+
 RequestBatch &request_batch() {
   // One per nesting level of the layer: a callback MPICH runs inside a batch's MPICH call (a
   // user-defined operator, a generalized request's query) may call MPI_Testall itself.

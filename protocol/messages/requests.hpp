@@ -74,6 +74,10 @@ struct RequestBatch {
   // One PMPI_Testsome over the pending requests; a split header's payload is tested once more,
   // as test_request does.
   void test_once();
+  // After collect_reals: one round of waiting for some of them. Blocks in MPICH unless a receive
+  // outside this batch may need c3 to post a payload (split::must_poll), then tests once and
+  // lets c3 progress.
+  void wait_some();
 };
 // The batch of the current nesting level of the layer (its arrays are reused).
 RequestBatch &request_batch();

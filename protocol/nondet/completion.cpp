@@ -29,15 +29,7 @@ int wait_for_any(int count, MPI_Request reqs[]) {
     batch.gather(count, reqs);
     if (!batch.collect_reals())
       fatal("restart diverged: waiting only for receives the logged run cancelled");
-    const int n = int(batch.reals.size());
-    int done = 0;
-    if (split::must_poll()) {
-      PMPI_Testsome(n, batch.reals.data(), &done, batch.indices.data(), batch.statuses.data());
-      if (done == 0) split::progress();
-    } else {
-      PMPI_Waitsome(n, batch.reals.data(), &done, batch.indices.data(), batch.statuses.data());
-    }
-    batch.complete_reported(done);  // a split header: waited for on the next round
+    batch.wait_some();  // a split header: waited for on the next round
   }
 }
 

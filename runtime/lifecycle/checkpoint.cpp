@@ -130,7 +130,7 @@ uint64_t write_and_commit(const CheckpointDir &dir, uint64_t number, const char 
     CheckpointWriter writer(dir.rank_file(number, co.rank()), header);
     writer.add_section(SectionKind::Meta, meta_payload.data(), meta_payload.size());
     writer.add_section(SectionKind::Globals, globals_image.pieces());
-    writer.add_section(SectionKind::Heap, heap_image.pieces(writer.next_payload_offset(), 4096));
+    writer.add_section(SectionKind::Heap, heap_image.pieces(writer.next_payload_offset(), kPageBytes));
     fault::reached(FaultStage::MidWrite, number);
     writer.add_section(SectionKind::Frames, frames_image.pieces());
     writer.add_section(SectionKind::Runtime, runtime_payload.data(), runtime_payload.size());

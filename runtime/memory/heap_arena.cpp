@@ -640,10 +640,7 @@ std::vector<Extent> live_extents() {
 void reset_for_restore() {
   if (!arena_mapped()) init(kDefaultBase, kDefaultReserve);
   // Mapping over our own range drops every page at once; the range then reads as zero.
-  void *want = reinterpret_cast<void *>(g_base);
-  void *got = mmap(want, g_reserve, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-  if (got != want)
+  if (!zero_pages(g_base, g_base + g_reserve))
     throw Error("cannot reset the c3 heap at " + describe_range(g_base, g_reserve) + ": " +
                 std::strerror(errno));
 }

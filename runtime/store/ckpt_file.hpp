@@ -99,6 +99,7 @@ class CheckpointReader {
     void place(void *to, uint64_t n);
     uint64_t left() const { return length_ - done_; }
     void finish();  // CorruptCheckpoint on a checksum mismatch, bad padding or bytes left
+    void drain();   // reads what is left through a small buffer, then finish()
     std::string where() const;  // "<path>: section <NAME>", for the caller's own messages
 
    private:

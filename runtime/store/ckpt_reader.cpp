@@ -253,14 +253,8 @@ CheckpointReader::Stream CheckpointReader::stream(SectionKind kind) const {
 }
 
 void CheckpointReader::verify_rest() const {
-  std::unique_ptr<uint8_t[]> buffer;
-  for (size_t i = 0; i < impl_->entries.size(); ++i) {
-    if (impl_->entries[i].verified) continue;
-    if (!buffer) buffer = std::make_unique<uint8_t[]>(kChunkBytes);
-    Stream s(this, i);
-    while (s.left() > 0) s.read(buffer.get(), std::min(s.left(), kChunkBytes));
-    s.finish();
-  }
+  for (size_t i = 0; i < impl_->entries.size(); ++i)
+    if (!impl_->entries[i].verified) Stream(this, i).drain();
 }
 
 const std::string &CheckpointReader::path() const { return impl_->path; }
@@ -315,6 +309,14 @@ void CheckpointReader::Stream::place(void *to, uint64_t n) {
   ::madvise(to, n, MADV_NORMAL);
   if (::mprotect(to, n, PROT_READ | PROT_WRITE) != 0) throw_sys_error("make the restored heap writable");
   done_ += n;
+}
+
+void CheckpointReader::Stream::drain() {
+  if (left() > 0) {
+    const auto buffer = std::make_unique<uint8_t[]>(size_t(std::min(left(), kChunkBytes)));
+    while (left() > 0) read(buffer.get(), std::min(left(), kChunkBytes));
+  }
+  finish();
 }
 
 void CheckpointReader::Stream::finish() {

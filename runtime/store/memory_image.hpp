@@ -19,6 +19,9 @@
 
 namespace c3 {
 
+// The page size of add_pages and of the heap's placement in the file (pieces(..., kPageBytes)).
+constexpr uint64_t kPageBytes = 4096;
+
 class MemoryImageBuilder {
  public:
   void add(const void *address, uint64_t size);

@@ -200,3 +200,12 @@ TEST_CASE("memory image: damage in mapped pages is refused", "[memory_image]") {
   }
   expect_every_flip_refused(path, 8192, 4093, 0x08, memory.bytes, memory.bytes + memory.size);
 }
+
+TEST_CASE("memory image: a payload too short for its header is refused, not read past",
+          "[memory_image]") {
+  for (uint64_t size : {0, 8, 15}) {
+    std::vector<uint8_t> bytes(size, 0);  // count 0, and no room for the data offset
+    const c3::SectionView view{uint32_t(SectionKind::Globals), bytes.data(), size};
+    CHECK_THROWS_AS(c3::decode_memory_image(view, "f.c3"), CorruptCheckpoint);
+  }
+}
