@@ -6,6 +6,7 @@
 
 #include "layer/layer.hpp"
 #include "messages/requests.hpp"
+#include "messages/small_completion.hpp"
 #include "messages/split_transfer.hpp"
 #include "modes/epochs.hpp"
 #include "mpi_hooks.hpp"
@@ -27,6 +28,7 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
   // All at once, so the payload of every split message is posted as soon as its header is in.
   // The MPICH requests are read again each round: completing one request may settle another's
   // header (split::settle_earlier_receives), which gives that one a new MPICH request.
+  if (wait_all_small(count, array_of_requests, array_of_statuses)) return MPI_SUCCESS;
   RequestBatch &batch = request_batch();
   batch.gather(count, array_of_requests);
   for (;;) {
@@ -43,9 +45,10 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
     batch.wait_some();
   }
   for (int i = 0; i < count; ++i) {
-    if (request_active(array_of_requests[i]))
+    if (request_active(array_of_requests[i])) {
       deliver(array_of_requests[i], status_at(array_of_statuses, i));
-    else
+      waitall_status_error(status_at(array_of_statuses, i));
+    } else
       empty_status(status_at(array_of_statuses, i));
   }
   return MPI_SUCCESS;

@@ -59,31 +59,6 @@ Request local_receive(void *buf, int count, TypeArg type, int source, int tag, C
   return r;
 }
 
-// Copies the few bytes of a small message inline: a library memcpy call costs more than the copy.
-inline void copy_small(void *to, const void *from, size_t n) {
-  auto *d = static_cast<char *>(to);
-  const auto *s = static_cast<const char *>(from);
-  if (n > 32) {
-    std::memcpy(d, s, n);
-  } else if (n >= 16) {  // two overlapping 16-byte halves
-    uint64_t a, b, c, e;
-    std::memcpy(&a, s, 8), std::memcpy(&b, s + 8, 8);
-    std::memcpy(&c, s + n - 16, 8), std::memcpy(&e, s + n - 8, 8);
-    std::memcpy(d, &a, 8), std::memcpy(d + 8, &b, 8);
-    std::memcpy(d + n - 16, &c, 8), std::memcpy(d + n - 8, &e, 8);
-  } else if (n >= 8) {
-    uint64_t a, b;
-    std::memcpy(&a, s, 8), std::memcpy(&b, s + n - 8, 8);
-    std::memcpy(d, &a, 8), std::memcpy(d + n - 8, &b, 8);
-  } else if (n >= 4) {
-    uint32_t a, b;
-    std::memcpy(&a, s, 4), std::memcpy(&b, s + n - 4, 4);
-    std::memcpy(d, &a, 4), std::memcpy(d + n - 4, &b, 4);
-  } else {
-    for (size_t i = 0; i < n; ++i) d[i] = s[i];
-  }
-}
-
 // The communicator of a call on the short path: MPICH's handle, and its members' ranks in
 // MPI_COMM_WORLD (null for MPI_COMM_WORLD itself, whose ranks need no translation).
 struct ShortPath {
@@ -119,7 +94,7 @@ inline bool short_path(CommArg comm, ShortPath &p) {
   char wire[kStackBounce];
   const int32_t header = outgoing_header();
   std::memcpy(wire, &header, piggyback::kHeaderBytes);
-  copy_small(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
+  piggyback::copy_small(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
   ++state().sent[size_t(world_of(p, dest))];
   const int n = piggyback::kHeaderBytes + bytes;
   if (mode == SendMode::Standard && !split::must_poll())
@@ -170,7 +145,7 @@ inline bool short_path(CommArg comm, ShortPath &p) {
   if (bytes < 0) return fast_recv_unusual(buf, capacity, source, tag, s, wire, posting, p);
   int32_t header;
   std::memcpy(&header, wire, piggyback::kHeaderBytes);
-  copy_small(buf, wire + piggyback::kHeaderBytes, size_t(bytes));
+  piggyback::copy_small(buf, wire + piggyback::kHeaderBytes, size_t(bytes));
   s.count_lo = bytes;
   if (intra_epoch_in_run_mode(header))
     ++st.received[st.epoch & 3][size_t(world_of(p, s.MPI_SOURCE))];  // intra-epoch, nothing to log
@@ -263,8 +238,11 @@ int fast_isend(const void *buf, int count, TypeArg type, int bytes, int dest, in
   piggyback::size_bounce(*r, size_t(n));
   const int32_t header = outgoing_header();
   std::memcpy(r->bounce.data(), &header, piggyback::kHeaderBytes);
-  copy_small(r->bounce.data() + piggyback::kHeaderBytes, buf, size_t(bytes));
-  const int rc = split::isend(r->bounce.data(), n, MPI_BYTE, dest, tag, p.real, mode, &r->real);
+  piggyback::copy_small(r->bounce.data() + piggyback::kHeaderBytes, buf, size_t(bytes));
+  r->small = true;
+  const int rc = mode == SendMode::Standard
+                     ? PMPI_Isend(r->bounce.data(), n, MPI_BYTE, dest, tag, p.real, &r->real)
+                     : split::isend(r->bounce.data(), n, MPI_BYTE, dest, tag, p.real, mode, &r->real);
   if (rc != MPI_SUCCESS) return started(h, rc);
   *request = h;
   return MPI_SUCCESS;
@@ -280,6 +258,7 @@ int fast_irecv(void *buf, int count, TypeArg type, int capacity, int source, int
   r->effective_tag = tag;
   const int n = piggyback::kHeaderBytes + capacity;
   piggyback::size_bounce(*r, size_t(n));
+  r->small = true;
   const int rc = PMPI_Irecv(r->bounce.data(), n, MPI_BYTE, source, tag, p.real, &r->real);
   if (rc != MPI_SUCCESS) return started(h, rc);
   *request = h;

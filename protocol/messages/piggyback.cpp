@@ -169,8 +169,8 @@ int bounce_class(size_t n, size_t &capacity) {
 
 }  // namespace
 
-void size_bounce(Request &r, size_t n) {
-  if (n > r.bounce.capacity() && n > BounceBuffer::kSmallCapacity) {
+void grow_bounce(Request &r, size_t n) {
+  {
     size_t capacity = 0;
     const int cls = bounce_class(n, capacity);
     if (cls >= 0 && !g_spare_bounces[cls].empty()) {

@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "state/protocol_state.hpp"
 
@@ -77,9 +78,38 @@ enum class Arrival {
 };
 // After the receive completed with `st`: copies a bounced payload out and returns the header.
 Arrival finish_recv(Request &r, MPI_Status &st, int32_t &header);
+// Gives r a bounce buffer of n bytes' size class (a spare one if there is).
+void grow_bounce(Request &r, size_t n);
 // Sizes r's bounce buffer to n bytes (kHeaderBytes + kBounceLimit at most), reusing a spare
-// one of its size class.
-void size_bounce(Request &r, size_t n);
+// one of its size class. Inline: every small message sizes one.
+inline void size_bounce(Request &r, size_t n) {
+  if (n > r.bounce.capacity() && n > BounceBuffer::kSmallCapacity) grow_bounce(r, n);
+  r.bounce.resize(n);
+}
+// Copies the few bytes of a small message inline: a library memcpy call costs more than the copy.
+inline void copy_small(void *to, const void *from, size_t n) {
+  auto *d = static_cast<char *>(to);
+  const auto *s = static_cast<const char *>(from);
+  if (n > 32) {
+    std::memcpy(d, s, n);
+  } else if (n >= 16) {  // two overlapping 16-byte halves
+    uint64_t a, b, c, e;
+    std::memcpy(&a, s, 8), std::memcpy(&b, s + 8, 8);
+    std::memcpy(&c, s + n - 16, 8), std::memcpy(&e, s + n - 8, 8);
+    std::memcpy(d, &a, 8), std::memcpy(d + 8, &b, 8);
+    std::memcpy(d + n - 16, &c, 8), std::memcpy(d + n - 8, &e, 8);
+  } else if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, s, 8), std::memcpy(&b, s + n - 8, 8);
+    std::memcpy(d, &a, 8), std::memcpy(d + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, s, 4), std::memcpy(&b, s + n - 4, 4);
+    std::memcpy(d, &a, 4), std::memcpy(d + n - 4, &b, 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) d[i] = s[i];
+  }
+}
 // Frees what prepare_* set up.
 void release(Request &r);
 

@@ -48,6 +48,7 @@ void settle_earlier_wildcards(MPI_Comm comm, uint64_t posting, int source, int t
 int cancel_request(Request &r) {
   if (r.kind == Request::Kind::Native) return PMPI_Cancel(&r.native);
   if (!r.active || r.done || r.kind == Request::Kind::Collective) return MPI_SUCCESS;
+  r.small = false;  // a cancelled one completes through the general path
   if (r.replay_cancel) {
     MPI_Status st{};
     make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
@@ -157,9 +158,7 @@ void invalid_request(MPI_Request handle) {
         " (not a live request; was it freed or never created?)");
 }
 
-// Free slots of the table, lowest last; each was reset when it was freed.
 std::vector<size_t> g_free_slots;
-std::vector<size_t> &free_slots() { return g_free_slots; }
 
 void requests_restored() {
   auto &table = state().requests;
@@ -189,18 +188,11 @@ inline void release_held_datatypes(Request &r) {
     for (const Region &region : r.coll->outputs) release_datatype(region.type);
 }
 
-MPI_Request new_request(Request::Kind kind, Request **out) {
+MPI_Request new_request_in_new_slot(Request::Kind kind, Request **out) {
   auto &table = state().requests;
-  auto &slots = free_slots();
-  size_t index = table.size();
-  if (!slots.empty()) {  // reset when it was freed
-    index = slots.back();
-    slots.pop_back();
-  } else {
-    if (table.size() >= kIndexMask) fatal("too many live MPI requests");
-    table.emplace_back();
-  }
-  table[index].kind = kind;
+  if (table.size() >= kIndexMask) fatal("too many live MPI requests");
+  const size_t index = table.size();
+  table.emplace_back().kind = kind;
   *out = &table[index];
   return MPI_Request(kRequestType | uint32_t(index + 1));
 }
@@ -243,7 +235,7 @@ void free_request(MPI_Request &handle) {
   release_held_datatypes(r);
   if (r.coll) keep_record(r);
   r.reset();
-  free_slots().push_back((uint32_t(handle) & kIndexMask) - 1);
+  g_free_slots.push_back((uint32_t(handle) & kIndexMask) - 1);
   handle = MPI_REQUEST_NULL;
 }
 
@@ -487,7 +479,11 @@ void wait_request(Request &r) {
 }
 
 void empty_status(MPI_Status *status) {
-  if (status != MPI_STATUS_IGNORE) make_status(*status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;  // MPI_ERROR stays, as MPICH leaves it
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->count_lo = 0;
+  status->count_hi_and_cancelled = 0;
 }
 
 bool request_active(MPI_Request h) { return h != MPI_REQUEST_NULL && request_of(h).active; }
@@ -513,9 +509,7 @@ void copy_request_status_out(const Request &r, MPI_Status *to) {
   MPI_Status st{};
   std::memcpy(&st, r.status.words, sizeof st);
   if (r.kind == Request::Kind::Send && to != MPI_STATUS_IGNORE) {
-    // MPICH sets only the count and the cancelled flag of a send's status.
-    to->count_lo = st.count_lo;
-    to->count_hi_and_cancelled = st.count_hi_and_cancelled;
+    set_send_status(*to, st);
     return;
   }
   copy_status_out(to, st);
@@ -544,7 +538,7 @@ void complete_orphans(bool block) {
       piggyback::release(r);
       release_held_datatypes(r);
       r.reset();
-      free_slots().push_back(g_orphans[i]);
+      g_free_slots.push_back(g_orphans[i]);
       g_orphans.erase(g_orphans.begin() + long(i));
     } else {
       ++i;

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "handles/handle_args.hpp"
 #include "layer/layer.hpp"
@@ -27,7 +28,19 @@ inline Request &request_of(MPI_Request handle) {
   }
   invalid_request(handle);
 }
-MPI_Request new_request(Request::Kind kind, Request **out);
+// Free slots of the table, lowest last; each was reset when it was freed.
+extern std::vector<size_t> g_free_slots;
+MPI_Request new_request_in_new_slot(Request::Kind kind, Request **out);
+// A free entry of the table for a new request (inline: every nonblocking call makes one).
+inline MPI_Request new_request(Request::Kind kind, Request **out) {
+  if (g_free_slots.empty()) return new_request_in_new_slot(kind, out);
+  const size_t index = g_free_slots.back();  // reset when it was freed
+  g_free_slots.pop_back();
+  Request &r = state().requests[index];
+  r.kind = kind;
+  *out = &r;
+  return MPI_Request(kRequestType | uint32_t(index + 1));
+}
 // An empty record for a nonblocking collective's request (one a freed request left, if any).
 std::shared_ptr<CollectiveRecord> new_collective_record();
 void free_request(MPI_Request &handle);
@@ -96,12 +109,20 @@ void make_status(MPI_Status &st, int source, int tag, int64_t bytes);
 // Hands a status to the program: its MPI_ERROR field is left alone unless `st` reports an error
 // (MPI sets it only then; a single-completion call never does).
 void copy_status_out(MPI_Status *to, const MPI_Status &st);
-// The status of a completed request as MPICH gives it (of a send: only count and cancelled).
+// The status of a completed request as MPICH gives it (of a send: only the cancelled flag).
 void copy_request_status_out(const Request &r, MPI_Status *to);
+// MPICH sets only the cancelled flag of a send's status.
+inline void set_send_status(MPI_Status &to, const MPI_Status &st) {
+  to.count_hi_and_cancelled = (to.count_hi_and_cancelled & ~1) | (st.count_hi_and_cancelled & 1);
+}
+// MPI_Waitall (MPICH) sets MPI_ERROR of every status it fills, of sends too.
+inline void waitall_status_error(MPI_Status *to) {
+  if (to != MPI_STATUS_IGNORE) to->MPI_ERROR = MPI_SUCCESS;
+}
 // The status of a receive from MPI_PROC_NULL: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0.
 void proc_null_status(MPI_Status *status);
 // The status of a call that finds no active request: source MPI_ANY_SOURCE, tag MPI_ANY_TAG,
-// count 0 (nothing for MPI_STATUS_IGNORE).
+// count 0, MPI_ERROR left alone (nothing for MPI_STATUS_IGNORE).
 void empty_status(MPI_Status *status);
 // Whether a program's request handle names an active request (MPI_REQUEST_NULL does not).
 bool request_active(MPI_Request h);

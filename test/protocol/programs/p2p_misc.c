@@ -1,7 +1,9 @@
 /* The remaining point-to-point calls between two ranks: matched probes (MPI_Mprobe/MPI_Mrecv,
  * MPI_Improbe/MPI_Imrecv), MPI_Iprobe, buffered sends with MPI_Buffer_attach/detach, synchronous
  * and ready sends, MPI_Cancel and MPI_Test_cancelled, MPI_Request_get_status, MPI_Testall,
- * MPI_Testany, MPI_Waitsome, MPI_Get_elements_x, MPI_Initialized/MPI_Finalized, MPI_Wtime. */
+ * MPI_Testany, MPI_Waitsome, MPI_Get_elements_x, MPI_Initialized/MPI_Finalized, MPI_Wtime, and
+ * MPI_Waitall over small sends and receives with a null request among them, every status field
+ * prefilled. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,42 @@ static void sender(void) {
   MPI_Send(three, 3, MPI_DOUBLE, 0, 20, MPI_COMM_WORLD);
   MPI_Send(&one, 1, MPI_INT, 0, 21, MPI_COMM_WORLD);
   MPI_Send(five, 5, MPI_INT, 0, 22, MPI_COMM_WORLD);
+
+  MPI_Send(five, 2, MPI_INT, 0, 23, MPI_COMM_WORLD);
+  MPI_Recv(&one, 1, MPI_INT, 0, 24, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Send(ten, 3 + one - 7, MPI_INT, 0, 25, MPI_COMM_WORLD);
+}
+
+static void print_status(const char *what, const MPI_Status *status) {
+  int count = -1;
+  MPI_Get_count(status, MPI_INT, &count);
+  printf("  %s: source %d tag %d count %d error %d\n", what, status->MPI_SOURCE, status->MPI_TAG,
+         count, status->MPI_ERROR);
+}
+
+/* Small messages of one MPI_Waitall: two receives, a send and a null request. */
+static void waitall_small(void) {
+  int two[2] = {0, 0}, three[10] = {0}, seven = 7;
+  MPI_Request requests[4];
+  MPI_Status statuses[4];
+  for (int i = 0; i < 4; ++i) {
+    MPI_Status_set_elements(&statuses[i], MPI_INT, 9);
+    statuses[i].MPI_SOURCE = -5;
+    statuses[i].MPI_TAG = -6;
+    statuses[i].MPI_ERROR = 77;
+  }
+  MPI_Irecv(two, 2, MPI_INT, 1, 23, MPI_COMM_WORLD, &requests[0]);
+  requests[1] = MPI_REQUEST_NULL;
+  MPI_Isend(&seven, 1, MPI_INT, 1, 24, MPI_COMM_WORLD, &requests[2]);
+  MPI_Irecv(three, 10, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &requests[3]);
+  MPI_Waitall(4, requests, statuses);
+  printf("waitall: %d %d %d, all null %d\n", two[1], three[2], three[3],
+         requests[0] == MPI_REQUEST_NULL && requests[2] == MPI_REQUEST_NULL &&
+             requests[3] == MPI_REQUEST_NULL);
+  print_status("receive", &statuses[0]);
+  print_status("null", &statuses[1]);
+  print_status("send", &statuses[2]);
+  print_status("receive, wildcards", &statuses[3]);
 }
 
 static void receiver(void) {
@@ -111,6 +149,7 @@ static void receiver(void) {
   MPI_Testany(2, pair, &index, &flag, MPI_STATUS_IGNORE);
   printf("testall: %d %d, testany on finished requests: flag %d undefined %d\n", ints[0],
          ints[5], flag, index == MPI_UNDEFINED);
+  waitall_small();
 }
 
 int main(int argc, char **argv) {
