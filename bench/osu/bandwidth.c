@@ -1,6 +1,7 @@
 /* bandwidth.c - unidirectional bandwidth from rank 0 to rank 1.
  *
- *   mpiexec -n 2 bandwidth [-s LIST] [-M BYTES] [-b N] [-i X] [-w N]   (options: osu_common.h)
+ *   mpiexec -n 2 bandwidth [-s LIST] [-M BYTES] [-b N] [-i X] [-w N] [-t multiple]
+ *                                            (options: osu_common.h)
  *
  * A round: rank 0 starts a window of MPI_Isend (all from one buffer) and completes them with
  * MPI_Waitall; rank 1 posts the matching MPI_Irecv, each into its own slot, completes them with
@@ -63,12 +64,12 @@ static double measure(int rank, char *send_buffer, char *receive_slots, long siz
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  struct osu_options options;
+  osu_parse_options(kProgram, argc, argv, &options);
+  osu_init(kProgram, &argc, &argv, &options);
   int rank, ranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  struct osu_options options;
-  osu_parse_options(kProgram, argc, argv, &options);
   if (ranks < 2) osu_fail(kProgram, "needs at least 2 ranks");
 
   long largest = osu_largest_size(&options);

@@ -45,13 +45,7 @@ static double batch(int rank, char *send_buffer, char *slots, long size, int win
 int main(int argc, char **argv) {
   struct osu_options options;
   osu_parse_options(kProgram, argc, argv, &options);
-  if (options.thread_multiple) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    if (provided != MPI_THREAD_MULTIPLE) osu_fail(kProgram, "MPI_THREAD_MULTIPLE not provided");
-  } else {
-    MPI_Init(&argc, &argv);
-  }
+  osu_init(kProgram, &argc, &argv, &options);
   int rank, ranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);

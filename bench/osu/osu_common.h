@@ -7,6 +7,7 @@
  *   -b N      timed batches per size; the program prints the median batch (default 5)
  *   -i X      scale every iteration count by X, e.g. 0.1 for a quick look (default 1)
  *   -w N      window: messages in flight per round trip (bandwidth, message rate; default 64)
+ *   -t multiple   initialize MPI at MPI_THREAD_MULTIPLE (default: MPI_Init)
  *
  * Output (rank 0, stdout): lines starting with '#' describe the run; "SIZE VALUE" lines carry
  * the results; at the end, one "rss RANK KIB" line per rank with its peak resident set size
@@ -104,6 +105,19 @@ static inline void osu_parse_options(const char *program, int argc, char **argv,
     for (long size = 1; size <= options->max_size; size *= 2)
       options->sizes[options->size_count++] = size;
   }
+}
+
+/* MPI_Init, or MPI_Init_thread at MPI_THREAD_MULTIPLE with -t multiple (the level c3 runs
+ * MPICH at, so plain MPI at that level is a ceiling for c3's ratios). */
+static inline void osu_init(const char *program, int *argc, char ***argv,
+                            const struct osu_options *options) {
+  if (!options->thread_multiple) {
+    MPI_Init(argc, argv);
+    return;
+  }
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  if (provided != MPI_THREAD_MULTIPLE) osu_fail(program, "MPI_THREAD_MULTIPLE not provided");
 }
 
 static inline long osu_largest_size(const struct osu_options *options) {

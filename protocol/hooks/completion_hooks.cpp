@@ -38,16 +38,18 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
     if (!split::must_poll()) {
       // No split header to wait for (none ever, or all of them came): one MPICH call.
       const int n = int(batch.reals.size());
-      PMPI_Waitall(n, batch.reals.data(), batch.statuses.data());
-      batch.complete_reported(n);  // a split header for a small buffer: waited for next
+      // A split header for a small buffer: its payload is waited for next round.
+      batch.complete_waitall(PMPI_Waitall(n, batch.reals.data(), batch.statuses.data()));
       continue;
     }
     batch.wait_some();
   }
   for (int i = 0; i < count; ++i) {
     if (request_active(array_of_requests[i])) {
+      MPI_Status st;
+      std::memcpy(&st, request_of(array_of_requests[i]).status.words, sizeof st);
       deliver(array_of_requests[i], status_at(array_of_statuses, i));
-      waitall_status_error(status_at(array_of_statuses, i));
+      waitall_status_error(status_at(array_of_statuses, i), st);
     } else
       empty_status(status_at(array_of_statuses, i));
   }

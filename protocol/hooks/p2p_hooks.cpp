@@ -115,8 +115,7 @@ inline bool short_path(CommArg comm, ShortPath &p) {
     finish_blocking(r, s);
     return s.MPI_ERROR == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   }
-  fatal("a message from rank " + std::to_string(s.MPI_SOURCE) +
-        " carries no c3 header: build every rank with c3cc");
+  piggyback::headerless_arrival(s);
 }
 
 // A received message that is not intra-epoch in Run mode: the protocol may log or count it.
@@ -138,7 +137,7 @@ inline bool short_path(CommArg comm, ShortPath &p) {
   int rc = split::must_poll()
                ? split::recv_blocking(wire, wire_capacity, MPI_BYTE, source, tag, p.real, s)
                : PMPI_Recv(wire, wire_capacity, MPI_BYTE, source, tag, p.real, &s);
-  if (rc != MPI_SUCCESS) return rc;
+  if (rc != MPI_SUCCESS) message_failed(rc);  // its header did not arrive
   // At most kStackBounce bytes came: the count's high part in the status is zero.
   static_assert(kStackBounce < (1 << 30));
   const int bytes = s.count_lo - piggyback::kHeaderBytes;

@@ -53,6 +53,17 @@ void fatal(const std::string &message) {
   std::exit(2);
 }
 
+void message_failed(int error) {
+  // The class's text: MPICH's own for the code carries a stack of its internal calls and handles.
+  int error_class = error;
+  PMPI_Error_class(error, &error_class);
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  PMPI_Error_string(error_class, text, &length);
+  fatal(std::string("a message of the program failed in MPI (") + text +
+        "); c3 does not return errors of messages to the program yet");
+}
+
 void fatal_everywhere(const std::string &message) {
   if (rt().rank == 0) {
     std::fprintf(stderr, "c3: error: %s\n", message.c_str());

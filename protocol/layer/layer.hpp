@@ -51,6 +51,9 @@ class InsideLayer {
 };
 
 [[noreturn]] void fatal(const std::string &message);
+// MPICH reported `error` for a send or receive c3 made for the program (a truncated message of a
+// program that set MPI_ERRORS_RETURN; the default handler aborts inside MPICH first).
+[[noreturn]] void message_failed(int error);
 // An error every rank of MPI_COMM_WORLD has found alike (restart agreement): rank 0 reports it,
 // all ranks finalize MPI and exit with status 2, so no abort races the message out of mpiexec.
 [[noreturn]] void fatal_everywhere(const std::string &message);

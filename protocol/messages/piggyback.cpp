@@ -1,12 +1,14 @@
 #include "messages/piggyback.hpp"
 
 #include "handles/handles.hpp"
+#include "layer/layer.hpp"
 #include "messages/mpich_status.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -232,6 +234,12 @@ Wire prepare_recv(Request &r, void *buf, int count, MPI_Datatype type, bool inli
   r.bounce.clear();
   r.wire = absolute_type(r, buf, count, type, false, 0);
   return Wire{MPI_BOTTOM, 1, r.wire};
+}
+
+void headerless_arrival(const MPI_Status &st) {
+  if (st.MPI_ERROR != MPI_SUCCESS) message_failed(st.MPI_ERROR);
+  fatal("a message from rank " + std::to_string(st.MPI_SOURCE) +
+        " carries no c3 header: build every rank with c3cc");
 }
 
 Arrival finish_recv(Request &r, MPI_Status &st, int32_t &header) {

@@ -76,6 +76,9 @@ enum class Arrival {
   SplitHeader,  // the header of a split message: its payload follows apart
   NoHeader,     // no c3 header (a peer not built with c3cc, or a bug)
 };
+// A receive that completed without a c3 header ends the job: MPICH reported an error for it in
+// `st` (layer.hpp: message_failed), or its sender was not built with c3cc.
+[[noreturn]] void headerless_arrival(const MPI_Status &st);
 // After the receive completed with `st`: copies a bounced payload out and returns the header.
 Arrival finish_recv(Request &r, MPI_Status &st, int32_t &header);
 // Gives r a bounce buffer of n bytes' size class (a spare one if there is).

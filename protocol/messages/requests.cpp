@@ -87,12 +87,13 @@ void complete_real_request(Request &r, MPI_Status &st) {
                                             status_bytes(st), wildcard, r.posting));
     } else if (status_cancelled(st)) {
       if (state().mode == Mode::NonDetLog) state().log.cancelled[r.posting] = 1;
+    } else if (st.MPI_ERROR != MPI_SUCCESS) {
+      message_failed(st.MPI_ERROR);  // nothing arrived: no header to read
     } else if (st.MPI_SOURCE != MPI_PROC_NULL) {
       int32_t header = 0;
       switch (piggyback::finish_recv(r, st, header)) {
         case piggyback::Arrival::NoHeader:
-          fatal("a message from rank " + std::to_string(st.MPI_SOURCE) +
-                " carries no c3 header: build every rank with c3cc");
+          piggyback::headerless_arrival(st);
         case piggyback::Arrival::SplitHeader:
           piggyback::release(r);
           split::post_payload_receive(r, st.MPI_SOURCE, st.MPI_TAG, header);
@@ -110,6 +111,7 @@ void complete_real_request(Request &r, MPI_Status &st) {
       }
     }
   } else {
+    if (st.MPI_ERROR != MPI_SUCCESS) message_failed(st.MPI_ERROR);
     if (status_cancelled(st) && r.peer != MPI_PROC_NULL) --state().sent[size_t(world_rank_of(r.comm, r.peer))];
   }
   piggyback::release(r);
@@ -373,10 +375,11 @@ bool test_request(Request &r) {
   if (r.real == MPI_REQUEST_NULL) return false;  // a receive waiting for its replayed cancel
   int flag = 0;
   MPI_Status st{};
-  PMPI_Test(&r.real, &flag, &st);
+  // A single-request call returns an error instead of writing it into the status.
+  if (int rc = PMPI_Test(&r.real, &flag, &st); rc != MPI_SUCCESS) st.MPI_ERROR = rc;
   if (flag) complete_real_request(r, st);
   if (flag && !r.done) {  // a split header: its payload may be in already
-    PMPI_Test(&r.real, &flag, &st);
+    if (int rc = PMPI_Test(&r.real, &flag, &st); rc != MPI_SUCCESS) st.MPI_ERROR = rc;
     if (flag) complete_real_request(r, st);
   }
   return r.done;
@@ -405,7 +408,10 @@ bool RequestBatch::collect_reals() {
   pending.resize(keep);
   indices.resize(reals.size());
   statuses.resize(reals.size());
-  for (size_t k = 0; k < reals.size(); ++k) indices[k] = int(k);
+  for (size_t k = 0; k < reals.size(); ++k) {
+    indices[k] = int(k);
+    statuses[k].MPI_ERROR = MPI_SUCCESS;  // MPICH sets it only on an error (but MPI_Waitall)
+  }
   return !reals.empty();
 }
 
@@ -426,6 +432,23 @@ void RequestBatch::complete_reported(int done) {
     std::memcpy(&st, r->status.words, sizeof st);
     complete_real_request(*r, st);
   }
+}
+
+void RequestBatch::complete_waitall(int rc) {
+  const int n = int(reals.size());
+  if (rc == MPI_SUCCESS) {
+    complete_reported(n);
+    return;
+  }
+  // MPI_ERR_IN_STATUS: MPICH completed those whose status is not MPI_ERR_PENDING (a truncated
+  // payload of a split message among them); the pending ones keep their MPICH request.
+  int done = 0;
+  for (int k = 0; k < n; ++k)
+    if (statuses[size_t(k)].MPI_ERROR != MPI_ERR_PENDING) {
+      statuses[size_t(done)] = statuses[size_t(k)];
+      indices[size_t(done++)] = k;
+    }
+  complete_reported(done);
 }
 
 void RequestBatch::test_once() {
@@ -465,12 +488,12 @@ void wait_request(Request &r) {
       fatal("restart diverged: waiting for a receive the logged run cancelled");
     MPI_Status st{};
     if (!split::must_poll()) {
-      PMPI_Wait(&r.real, &st);
+      if (int rc = PMPI_Wait(&r.real, &st); rc != MPI_SUCCESS) st.MPI_ERROR = rc;
       complete_real_request(r, st);
       continue;
     }
     int flag = 0;
-    PMPI_Test(&r.real, &flag, &st);
+    if (int rc = PMPI_Test(&r.real, &flag, &st); rc != MPI_SUCCESS) st.MPI_ERROR = rc;
     if (flag)
       complete_real_request(r, st);
     else

@@ -84,6 +84,9 @@ struct RequestBatch {
   // after a PMPI_Waitall): completes them in posting order (split::settle_earlier_receives
   // looks back). A split header leaves its request waiting for the payload.
   void complete_reported(int done);
+  // After PMPI_Waitall over all of reals (indices 0..n-1) returned `rc`: completes what MPICH
+  // completed.
+  void complete_waitall(int rc);
   // One PMPI_Testsome over the pending requests; a split header's payload is tested once more,
   // as test_request does.
   void test_once();
@@ -115,9 +118,10 @@ void copy_request_status_out(const Request &r, MPI_Status *to);
 inline void set_send_status(MPI_Status &to, const MPI_Status &st) {
   to.count_hi_and_cancelled = (to.count_hi_and_cancelled & ~1) | (st.count_hi_and_cancelled & 1);
 }
-// MPI_Waitall (MPICH) sets MPI_ERROR of every status it fills, of sends too.
-inline void waitall_status_error(MPI_Status *to) {
-  if (to != MPI_STATUS_IGNORE) to->MPI_ERROR = MPI_SUCCESS;
+// MPI_Waitall (MPICH) sets MPI_ERROR of every status it fills, of sends too: to the request's
+// error, MPI_SUCCESS for most.
+inline void waitall_status_error(MPI_Status *to, const MPI_Status &st) {
+  if (to != MPI_STATUS_IGNORE) to->MPI_ERROR = st.MPI_ERROR;
 }
 // The status of a receive from MPI_PROC_NULL: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0.
 void proc_null_status(MPI_Status *status);

@@ -1,5 +1,7 @@
 #include "messages/small_completion.hpp"
 
+#include "layer/layer.hpp"
+
 #include "messages/message_registry.hpp"
 #include "messages/mpich_status.hpp"
 #include "messages/piggyback.hpp"
@@ -13,7 +15,7 @@ namespace {
 // A completed receive whose message is of this epoch in Run mode and carries its header inline:
 // nothing to log, classify or wait for.
 inline bool plain_arrival(const Request &r, const MPI_Status &st) {
-  if (st.count_lo < piggyback::kHeaderBytes) return false;  // a split header, or cancelled
+  if (st.count_lo < piggyback::kHeaderBytes) return false;  // a split header
   int32_t header;
   std::memcpy(&header, r.bounce.data(), piggyback::kHeaderBytes);
   return intra_epoch_in_run_mode(header);
@@ -47,18 +49,21 @@ bool wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]) {
   MPI_Status *reported = MPI_STATUSES_IGNORE;
   if (receives || statuses != MPI_STATUSES_IGNORE) {
     batch.statuses.resize(size_t(n));
+    for (MPI_Status &s : batch.statuses) s.MPI_ERROR = MPI_SUCCESS;  // MPICH sets it on errors
     reported = batch.statuses.data();
   }
-  if (n > 0) PMPI_Waitall(n, batch.reals.data(), reported);
+  const int rc = n > 0 ? PMPI_Waitall(n, batch.reals.data(), reported) : MPI_SUCCESS;
+  if (rc != MPI_SUCCESS && reported == MPI_STATUSES_IGNORE) message_failed(rc);  // sends only
 
-  // MPICH freed every request. Any receive that needs more than counting goes to the general
-  // path, with all the others (it completes them in posting order).
+  // MPICH freed every request (unless one failed). Any receive that needs more than counting
+  // goes to the general path, with all the others (it completes them in posting order).
   for (int k = 0; k < n; ++k) {
     const Request &r = *batch.pending[size_t(k)];
-    if (r.kind == Request::Kind::Recv && !plain_arrival(r, batch.statuses[size_t(k)])) {
+    if (rc != MPI_SUCCESS ||
+        (r.kind == Request::Kind::Recv && !plain_arrival(r, batch.statuses[size_t(k)]))) {
       batch.indices.resize(size_t(n));
       for (int j = 0; j < n; ++j) batch.indices[size_t(j)] = j;
-      batch.complete_reported(n);
+      batch.complete_waitall(rc);
       return false;
     }
   }
@@ -73,8 +78,8 @@ bool wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]) {
       continue;
     }
     Request &r = *batch.pending[size_t(k)];
+    MPI_Status &s = batch.statuses[size_t(k)];  // filled when `to` is a status, or a receive's
     if (r.kind == Request::Kind::Recv) {
-      MPI_Status &s = batch.statuses[size_t(k)];
       // At most a bounce's bytes came: the count's high part is zero.
       const int bytes = s.count_lo - piggyback::kHeaderBytes;
       piggyback::copy_small(reinterpret_cast<void *>(r.buf),
@@ -84,9 +89,9 @@ bool wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]) {
       ++received[size_t(source)];
       copy_status_out(to, s);
     } else if (to != MPI_STATUS_IGNORE) {
-      set_send_status(*to, batch.statuses[size_t(k)]);
+      set_send_status(*to, s);
     }
-    waitall_status_error(to);
+    waitall_status_error(to, s);
     free_small(r, handles[i]);
     ++k;
   }

@@ -209,7 +209,12 @@ int send_blocking(const void *buf, int count, MPI_Datatype type, int dest, int t
 
 int recv_blocking(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                   MPI_Status &st) {
-  if (!must_poll()) return PMPI_Recv(buf, count, type, source, tag, comm, &st);
+  if (!must_poll()) {
+    // A single-request call returns an error instead of writing it into the status.
+    const int rc = PMPI_Recv(buf, count, type, source, tag, comm, &st);
+    if (rc != MPI_SUCCESS) st.MPI_ERROR = rc;
+    return rc;
+  }
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = PMPI_Irecv(buf, count, type, source, tag, comm, &request);
   if (rc != MPI_SUCCESS) return rc;
