@@ -112,8 +112,12 @@ inline bool short_path(CommArg comm, ShortPath &p) {
     Request r = local_receive(buf, capacity, TypeArg{MPI_BYTE, MPI_BYTE}, source, tag,
                               CommArg{p.app, p.real}, posting);
     r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));
+    const int error = s.MPI_ERROR;  // not written by MPICH's MPI_Recv: the program's, or garbage
+    s.MPI_ERROR = MPI_SUCCESS;
     finish_blocking(r, s);
-    return s.MPI_ERROR == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    const bool truncated = s.MPI_ERROR == MPI_ERR_TRUNCATE;
+    s.MPI_ERROR = error;  // MPI_Recv returns its error, as MPICH's does
+    return truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   }
   piggyback::headerless_arrival(s);
 }
@@ -391,6 +395,7 @@ namespace {
     MPI_Status st{};
     int rc = split::recv_blocking(const_cast<void *>(w.buf), w.count, w.type, source, tag,
                                   comm.real, st);
+    if (rc != MPI_SUCCESS) message_failed(rc);  // the header did not arrive
     finish_blocking(r, st);
     if (rc == MPI_SUCCESS && st.MPI_ERROR == MPI_ERR_TRUNCATE) rc = MPI_ERR_TRUNCATE;
     MPI_Status out;

@@ -19,11 +19,11 @@ namespace c3::mpi::piggyback {
 
 constexpr int kHeaderBytes = 4;
 // Up to this many payload bytes a message is copied through a bounce buffer; larger ones travel
-// split. MPICH 4.0.2 over UCX's shared memory sends a message of up to about 8170 bytes in one
-// eager fragment and a larger one by rendezvous, 4-6 times slower in a window of them (measured
-// with plain MPI, bench/osu/split_ceiling.c): a header inside the message must not push it over,
-// and above it the split transfer (0.92-0.96 of one message) beats a copy (0.5-0.6).
-constexpr int64_t kBounceLimit = 8 * 1024 - 64;
+// split. MPICH 4.0.2 over UCX's shared memory sends a message of up to at least 8248 bytes in one
+// eager fragment and one of 8256 by rendezvous, 4-6 times slower in a window of them (plain MPI
+// ping-pong scans, docs/protocol.md "Why 8 KiB"): 8 KiB of payload with its header stays eager,
+// and above the limit the split transfer (0.92-0.96 of one message) beats a copy (0.5-0.6).
+constexpr int64_t kBounceLimit = 8 * 1024;
 
 constexpr int32_t kMarker = 0x5c300000;  // bits 20-31; colour and logging bit in 0-2
 constexpr int32_t kMarkerMask = int32_t(0xfff00000);

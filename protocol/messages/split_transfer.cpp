@@ -165,15 +165,12 @@ void complete_arrived_headers() {
   }
 }
 
-void wait(MPI_Request &request, MPI_Status &st) {
-  if (!must_poll()) {
-    PMPI_Wait(&request, &st);
-    return;
-  }
+int wait(MPI_Request &request, MPI_Status &st) {
+  if (!must_poll()) return PMPI_Wait(&request, &st);
   for (;;) {
     int flag = 0;
-    PMPI_Test(&request, &flag, &st);
-    if (flag) return;
+    const int rc = PMPI_Test(&request, &flag, &st);
+    if (flag || rc != MPI_SUCCESS) return rc;
     progress();
   }
 }
@@ -209,17 +206,11 @@ int send_blocking(const void *buf, int count, MPI_Datatype type, int dest, int t
 
 int recv_blocking(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                   MPI_Status &st) {
-  if (!must_poll()) {
-    // A single-request call returns an error instead of writing it into the status.
-    const int rc = PMPI_Recv(buf, count, type, source, tag, comm, &st);
-    if (rc != MPI_SUCCESS) st.MPI_ERROR = rc;
-    return rc;
-  }
+  if (!must_poll()) return PMPI_Recv(buf, count, type, source, tag, comm, &st);
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = PMPI_Irecv(buf, count, type, source, tag, comm, &request);
   if (rc != MPI_SUCCESS) return rc;
-  wait(request, st);
-  return st.MPI_ERROR == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  return wait(request, st);  // st.MPI_ERROR untouched, as by MPI_Recv: the error is returned
 }
 
 void probe_blocking(int source, int tag, MPI_Comm comm, MPI_Status &st) {

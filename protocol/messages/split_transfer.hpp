@@ -65,7 +65,7 @@ inline void progress() {
   if (must_poll()) complete_arrived_headers();
 }
 // PMPI_Wait that keeps progress() running when must_poll().
-void wait(MPI_Request &request, MPI_Status &st);
+int wait(MPI_Request &request, MPI_Status &st);  // MPICH's result
 
 // The nonblocking send of `mode` (MPI_Isend, MPI_Ibsend, MPI_Issend, MPI_Irsend).
 int isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
