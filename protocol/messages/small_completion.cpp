@@ -78,8 +78,8 @@ bool wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]) {
       continue;
     }
     Request &r = *batch.pending[size_t(k)];
-    MPI_Status &s = batch.statuses[size_t(k)];  // filled when `to` is a status, or a receive's
     if (r.kind == Request::Kind::Recv) {
+      MPI_Status &s = batch.statuses[size_t(k)];  // reported: the call has a receive
       // At most a bounce's bytes came: the count's high part is zero.
       const int bytes = s.count_lo - piggyback::kHeaderBytes;
       piggyback::copy_small(reinterpret_cast<void *>(r.buf),
@@ -88,10 +88,12 @@ bool wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]) {
       const int source = r.comm == MPI_COMM_WORLD ? s.MPI_SOURCE : world_rank_of(r.comm, s.MPI_SOURCE);
       ++received[size_t(source)];
       copy_status_out(to, s);
+      waitall_status_error(to, s);
     } else if (to != MPI_STATUS_IGNORE) {
+      const MPI_Status &s = batch.statuses[size_t(k)];  // reported: the program wants statuses
       set_send_status(*to, s);
+      waitall_status_error(to, s);
     }
-    waitall_status_error(to, s);
     free_small(r, handles[i]);
     ++k;
   }

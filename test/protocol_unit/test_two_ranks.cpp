@@ -164,3 +164,57 @@ TEST_CASE("two ranks: a late message is logged with its payload", "[two_ranks][r
     CHECK(st.log.resolutions[posting].tag == tag);
   }
 }
+
+TEST_CASE("two ranks: MPI_Waitall over small messages finishes them in place",
+          "[two_ranks][requests]") {
+  if (!have_two_ranks()) return;
+  const int me = world_rank();
+  if (me > 1) return;
+  const int peer = 1 - me;
+  StateGuard guard;
+  const size_t live_before = state().requests.size() - g_free_slots.size();
+  const int sizes[3] = {1, 100, 2000};  // ints: inline, in a slot's own bounce, a spare bounce
+  for (bool with_statuses : {false, true}) {
+    INFO("statuses " << with_statuses);
+    std::vector<int> out[3], in[3];
+    MPI_Request rq[7];
+    MPI_Status st[7];
+    for (int j = 0; j < 3; ++j) {
+      out[j].assign(size_t(sizes[j]), 0);
+      for (int i = 0; i < sizes[j]; ++i) out[j][size_t(i)] = me * 100000 + j * 10000 + i;
+      in[j].assign(size_t(sizes[j]) + 1, -7);
+      REQUIRE(MPI_Irecv(in[j].data(), sizes[j] + 1, MPI_INT, peer, kTagBase + 40 + j, MPI_COMM_WORLD,
+                        &rq[j]) == MPI_SUCCESS);
+    }
+    rq[3] = MPI_REQUEST_NULL;
+    for (int j = 0; j < 3; ++j)
+      REQUIRE(MPI_Isend(out[j].data(), sizes[j], MPI_INT, peer, kTagBase + 40 + j, MPI_COMM_WORLD,
+                        &rq[4 + j]) == MPI_SUCCESS);
+    for (MPI_Request h : rq)
+      if (h != MPI_REQUEST_NULL) CHECK(request_of(h).small);
+    for (MPI_Status &s : st) s.MPI_ERROR = 77;
+    const uint64_t received_before = state().received[state().epoch & 3][size_t(peer)];
+    REQUIRE(MPI_Waitall(7, rq, with_statuses ? st : MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+    for (MPI_Request h : rq) CHECK(h == MPI_REQUEST_NULL);
+    CHECK(state().received[state().epoch & 3][size_t(peer)] == received_before + 3);
+    for (int j = 0; j < 3; ++j) {
+      for (int i = 0; i < sizes[j]; ++i)
+        if (in[j][size_t(i)] != peer * 100000 + j * 10000 + i) FAIL("payload " << j << " at " << i);
+      CHECK(in[j][size_t(sizes[j])] == -7);  // nothing past the message
+      if (!with_statuses) continue;
+      int count = -1;
+      PMPI_Get_count(&st[j], MPI_INT, &count);
+      CHECK(count == sizes[j]);
+      CHECK(st[j].MPI_SOURCE == peer);
+      CHECK(st[j].MPI_TAG == kTagBase + 40 + j);
+      CHECK(st[j].MPI_ERROR == MPI_SUCCESS);     // MPI_Waitall sets it
+      CHECK(st[4 + j].MPI_ERROR == MPI_SUCCESS);  // of sends too
+    }
+    if (with_statuses) {
+      CHECK(st[3].MPI_SOURCE == MPI_ANY_SOURCE);  // the null request's empty status
+      CHECK(st[3].MPI_TAG == MPI_ANY_TAG);
+      CHECK(st[3].MPI_ERROR == 77);
+    }
+  }
+  CHECK(state().requests.size() - g_free_slots.size() == live_before);  // every entry freed
+}
