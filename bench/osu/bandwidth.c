@@ -1,6 +1,6 @@
 /* bandwidth.c - unidirectional bandwidth from rank 0 to rank 1.
  *
- *   mpiexec -n 2 bandwidth [-s LIST] [-M BYTES] [-b N] [-i X] [-w N] [-t multiple]
+ *   mpiexec -n 2 bandwidth [-s LIST] [-M BYTES] [-b N] [-i X] [-w N]
  *                                            (options: osu_common.h)
  *
  * A round: rank 0 starts a window of MPI_Isend (all from one buffer) and completes them with
@@ -65,11 +65,8 @@ static double measure(int rank, char *send_buffer, char *receive_slots, long siz
 
 int main(int argc, char **argv) {
   struct osu_options options;
-  osu_parse_options(kProgram, argc, argv, &options);
-  osu_init(kProgram, &argc, &argv, &options);
   int rank, ranks;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  osu_start(kProgram, &argc, &argv, &options, &rank, &ranks);
   if (ranks < 2) osu_fail(kProgram, "needs at least 2 ranks");
 
   long largest = osu_largest_size(&options);

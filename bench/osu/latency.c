@@ -1,6 +1,6 @@
 /* latency.c - point-to-point latency: ping-pong between ranks 0 and 1 with MPI_Send/MPI_Recv.
  *
- *   mpiexec -n 2 latency [-s LIST] [-M BYTES] [-b N] [-i X] [-t multiple]   (options: osu_common.h)
+ *   mpiexec -n 2 latency [-s LIST] [-M BYTES] [-b N] [-i X]   (options: osu_common.h)
  *
  * For every size: warm-up round trips, then -b timed batches of round trips; a batch's one-way
  * latency is its time / (2 * round trips). Prints "SIZE MICROSECONDS", the median batch. Ranks
@@ -48,11 +48,8 @@ static double measure(int rank, char *buffer, long size, const struct osu_option
 
 int main(int argc, char **argv) {
   struct osu_options options;
-  osu_parse_options(kProgram, argc, argv, &options);
-  osu_init(kProgram, &argc, &argv, &options);
   int rank, ranks;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  osu_start(kProgram, &argc, &argv, &options, &rank, &ranks);
   if (ranks < 2) osu_fail(kProgram, "needs at least 2 ranks");
 
   long largest = osu_largest_size(&options);

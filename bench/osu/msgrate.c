@@ -1,6 +1,6 @@
 /* msgrate.c - message rate of small messages from rank 0 to rank 1, receives pre-posted.
  *
- *   mpiexec -n 2 msgrate [-s LIST] [-b N] [-i X] [-w N] [-t multiple]
+ *   mpiexec -n 2 msgrate [-s LIST] [-b N] [-i X] [-w N]
  *                                            (options: osu_common.h; default size 8)
  *
  * A round: rank 0 starts a window of MPI_Isend and completes them with MPI_Waitall, then waits
@@ -44,11 +44,8 @@ static double batch(int rank, char *send_buffer, char *slots, long size, int win
 
 int main(int argc, char **argv) {
   struct osu_options options;
-  osu_parse_options(kProgram, argc, argv, &options);
-  osu_init(kProgram, &argc, &argv, &options);
   int rank, ranks;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  osu_start(kProgram, &argc, &argv, &options, &rank, &ranks);
   if (ranks < 2) osu_fail(kProgram, "needs at least 2 ranks");
   int explicit_sizes = 0;
   for (int i = 1; i + 1 < argc; i += 2) explicit_sizes |= strcmp(argv[i], "-s") == 0;

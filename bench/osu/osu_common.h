@@ -7,7 +7,6 @@
  *   -b N      timed batches per size; the program prints the median batch (default 5)
  *   -i X      scale every iteration count by X, e.g. 0.1 for a quick look (default 1)
  *   -w N      window: messages in flight per round trip (bandwidth, message rate; default 64)
- *   -t multiple   initialize MPI at MPI_THREAD_MULTIPLE (default: MPI_Init)
  *
  * Output (rank 0, stdout): lines starting with '#' describe the run; "SIZE VALUE" lines carry
  * the results; at the end, one "rss RANK KIB" line per rank with its peak resident set size
@@ -30,7 +29,6 @@ struct osu_options {
   int batches;
   double iteration_scale;
   int window;
-  int thread_multiple; /* -t multiple: the program initializes MPI at MPI_THREAD_MULTIPLE */
 };
 
 static inline void osu_fail(const char *program, const char *message) {
@@ -74,21 +72,16 @@ static inline void osu_parse_options(const char *program, int argc, char **argv,
   options->batches = 5;
   options->iteration_scale = 1.0;
   options->window = 64;
-  options->thread_multiple = 0;
   const char *size_list = NULL;
   for (int i = 1; i < argc; i += 2) {
     if (i + 1 >= argc || argv[i][0] != '-' || argv[i][1] == '\0' || argv[i][2] != '\0')
-      osu_fail(program, "usage: [-s LIST] [-M BYTES] [-b N] [-i X] [-w N] [-t multiple]");
+      osu_fail(program, "usage: [-s LIST] [-M BYTES] [-b N] [-i X] [-w N]");
     const char *value = argv[i + 1];
     switch (argv[i][1]) {
       case 's': size_list = value; break;
       case 'M': options->max_size = osu_number(program, value, 1, 1L << 30); break;
       case 'b': options->batches = (int)osu_number(program, value, 1, OSU_MAX_BATCHES); break;
       case 'w': options->window = (int)osu_number(program, value, 1, 1 << 16); break;
-      case 't':
-        if (strcmp(value, "multiple") != 0) osu_fail(program, "-t takes only 'multiple'");
-        options->thread_multiple = 1;
-        break;
       case 'i': {
         char *end = NULL;
         options->iteration_scale = strtod(value, &end);
@@ -107,17 +100,13 @@ static inline void osu_parse_options(const char *program, int argc, char **argv,
   }
 }
 
-/* MPI_Init, or MPI_Init_thread at MPI_THREAD_MULTIPLE with -t multiple (the level c3 runs
- * MPICH at, so plain MPI at that level is a ceiling for c3's ratios). */
-static inline void osu_init(const char *program, int *argc, char ***argv,
-                            const struct osu_options *options) {
-  if (!options->thread_multiple) {
-    MPI_Init(argc, argv);
-    return;
-  }
-  int provided = 0;
-  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
-  if (provided != MPI_THREAD_MULTIPLE) osu_fail(program, "MPI_THREAD_MULTIPLE not provided");
+/* Reads the options, initializes MPI and says which rank this is of how many. */
+static inline void osu_start(const char *program, int *argc, char ***argv,
+                             struct osu_options *options, int *rank, int *ranks) {
+  osu_parse_options(program, *argc, *argv, options);
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, ranks);
 }
 
 static inline long osu_largest_size(const struct osu_options *options) {

@@ -17,7 +17,8 @@ namespace c3::mpi {
 namespace {
 
 // Messages from the checkpoint's log matched by a probe during Restore, by c3 message handle
-// (object type REQUEST, bit 25 set: never an MPICH handle, never a c3 request handle).
+// (object type REQUEST, bit 25 set and bit 24 clear: never an MPICH handle, never a c3 request
+// handle, never a drained split message's, split_transfer.cpp).
 constexpr uint32_t kLoggedMessage = (0xbu << 26) | (1u << 25);
 std::map<MPI_Message, LateMessage> g_logged_messages;
 uint32_t g_next_logged = 1;
@@ -49,7 +50,7 @@ int matching_probe(int source, int tag, CommArg comm, bool blocking, int *flag,
   LateMessage logged;
   if (take_late_message(comm.app, source, tag, logged)) {
     make_status(st, logged.source, logged.tag, int64_t(logged.payload.size()));
-    *message = MPI_Message(kLoggedMessage | (g_next_logged++ & ((1u << 25) - 1)));
+    *message = MPI_Message(kLoggedMessage | (g_next_logged++ & ((1u << 24) - 1)));
     g_logged_messages[*message] = std::move(logged);
     if (flag) *flag = 1;
     copy_status_out(status, st);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "messages/payload_window.hpp"
 #include "messages/requests.hpp"
 #include "modes/epochs.hpp"
 #include "nondet/nondet.hpp"
@@ -71,6 +72,7 @@ void fatal_everywhere(const std::string &message) {
   }
   if (rt().initialized && !rt().finalized) {
     rt().finalized = true;
+    payload_window::destroy();  // collective: every rank is here
     PMPI_Finalize();
   }
   std::exit(2);

@@ -657,7 +657,9 @@ int receive_matched(void *buf, int count, TypeArg type, MPI_Message *message,
       r->payload_pending = true;
       r->split_header = split_it->second;
       rt().split_messages.erase(split_it);
-      rc = PMPI_Imrecv(buf, count, type.real, message, &r->real);
+      if (!request) r->peer = 0;  // as below: a blocking receive's completion logs nothing more
+      if (!split::receive_drained(*message, *r))
+        rc = PMPI_Imrecv(buf, count, type.real, message, &r->real);
     } else {
       piggyback::Wire w = piggyback::prepare_recv(*r, buf, count, type.real, split::splits_large(r->comm));
       rc = PMPI_Imrecv(const_cast<void *>(w.buf), w.count, w.type, message, &r->real);

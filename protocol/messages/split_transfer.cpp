@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <memory>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "handles/handles.hpp"
 #include "layer/layer.hpp"
 #include "messages/message_registry.hpp"
 #include "messages/mpich_status.hpp"
+#include "messages/payload_window.hpp"
 #include "messages/piggyback.hpp"
 #include "messages/requests.hpp"
 #include "modes/epochs.hpp"
@@ -16,22 +20,168 @@
 namespace c3::mpi::split {
 namespace {
 
-// Headers in flight. Sent nonblocking: to itself a rank's send completes only once received.
-struct HeaderSend {
-  unsigned char wire[piggyback::kSplitHeaderBytes];
-  MPI_Request request = MPI_REQUEST_NULL;
+// The split header of each header value (colour and logging bit): sends read it from here, so
+// it outlives every send of it.
+struct SplitHeaders {
+  unsigned char wire[8][piggyback::kSplitHeaderBytes];
+  SplitHeaders() {
+    for (int h = 0; h < 8; ++h) piggyback::encode_split_header(piggyback::kMarker | h, wire[h]);
+  }
 };
-std::deque<std::unique_ptr<HeaderSend>> g_header_sends;
-std::vector<std::unique_ptr<HeaderSend>> g_spare_header_sends;  // reused: one per large send
+const unsigned char *split_header_wire(int32_t header) {
+  static const SplitHeaders headers;
+  return headers.wire[header & 7];
+}
+
+// Headers in flight. Sent nonblocking: to itself a rank's send completes only once received.
+std::deque<MPI_Request> g_header_sends;
 
 void reap_header_sends() {
   while (!g_header_sends.empty()) {
     int flag = 0;
-    PMPI_Test(&g_header_sends.front()->request, &flag, MPI_STATUS_IGNORE);
+    PMPI_Test(&g_header_sends.front(), &flag, MPI_STATUS_IGNORE);
     if (!flag) return;
-    if (g_spare_header_sends.size() < 64) g_spare_header_sends.push_back(std::move(g_header_sends.front()));
     g_header_sends.pop_front();
   }
+}
+
+// Payloads sent from c3's copy to a receiver that stalled this rank (payload_window.hpp): the
+// copy lives until its send completes.
+struct PayloadCopy {
+  std::unique_ptr<char[]> bytes;
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+std::vector<PayloadCopy> g_payload_copies;
+
+void reap_payload_copies() {
+  size_t keep = 0;
+  for (PayloadCopy &c : g_payload_copies) {
+    int flag = 0;
+    PMPI_Test(&c.request, &flag, MPI_STATUS_IGNORE);
+    if (!flag) g_payload_copies[keep++] = std::move(c);
+  }
+  g_payload_copies.resize(keep);
+}
+
+// Payloads received before their header was matched, while this rank stalled their senders
+// (stall_senders): by bulk communicator, source and tag, in arrival order, which is send order.
+std::map<std::tuple<MPI_Comm, int, int>, std::deque<std::string>> g_drained;
+size_t g_drained_count = 0;
+
+// The oldest drained payload from (source, tag) on `bulk`, removed; false if there is none.
+bool take_drained(MPI_Comm bulk, int source, int tag, std::string &payload) {
+  if (g_drained_count == 0) return false;
+  auto it = g_drained.find({bulk, source, tag});
+  if (it == g_drained.end()) return false;
+  payload = std::move(it->second.front());
+  it->second.pop_front();
+  if (it->second.empty()) g_drained.erase(it);
+  --g_drained_count;
+  return true;
+}
+
+const std::string *peek_drained(MPI_Comm bulk, int source, int tag) {
+  if (g_drained_count == 0) return nullptr;
+  auto it = g_drained.find({bulk, source, tag});
+  return it == g_drained.end() ? nullptr : &it->second.front();
+}
+
+// A split message matched by MPI_Mprobe whose payload was drained: the program's message
+// handle (object type REQUEST, bits 25 and 24 set, unlike c3's request handles and the log's
+// messages) leads to the payload.
+constexpr uint32_t kDrainedMessage = (0xbu << 26) | (3u << 24);
+struct DrainedMessage {
+  int source, tag;
+  std::string payload;
+};
+std::map<MPI_Message, DrainedMessage> g_drained_messages;
+uint32_t g_next_drained_message = 1;
+
+// Delivers a drained payload into r (a receive whose split header came) and completes it.
+void deliver_drained(Request &r, int source, int tag, std::string payload) {
+  LateMessage m;
+  m.source = source;
+  m.tag = tag;
+  m.payload = std::move(payload);
+  MPI_Status st{};
+  deliver_late_message(m, reinterpret_cast<void *>(r.buf), r.count, r.rtype, st);
+  complete_real_request(r, st);
+}
+
+// Every bulk communicator of this rank with the program's communicator it belongs to.
+template <class F>
+void for_each_bulk(F &&f) {
+  if (rt().bulk != MPI_COMM_NULL) f(MPI_COMM_WORLD, rt().bulk);
+  handles().comms.for_each([&](MPI_Comm app, auto &slot) {
+    if (slot.info.bulk != MPI_COMM_NULL) f(app, slot.info.bulk);
+  });
+}
+
+// Receives every payload that came before its header was matched (stall_senders).
+void drain_payloads() {
+  for_each_bulk([](MPI_Comm app, MPI_Comm bulk) {
+    for (;;) {
+      int found = 0;
+      MPI_Message message = MPI_MESSAGE_NULL;
+      MPI_Status st{};
+      PMPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, bulk, &found, &message, &st);
+      if (!found) return;
+      int bytes = 0;
+      PMPI_Get_count(&st, MPI_PACKED, &bytes);  // MPI_PACKED matches any sent type
+      std::string payload(size_t(bytes), '\0');
+      PMPI_Mrecv(payload.data(), bytes, MPI_PACKED, &message, &st);
+      payload_window::took(world_rank_of(app, st.MPI_SOURCE));
+      g_drained[{bulk, st.MPI_SOURCE, st.MPI_TAG}].push_back(std::move(payload));
+      ++g_drained_count;
+    }
+  });
+}
+
+// The world ranks that may send a split header to a receive awaiting one.
+std::vector<int> possible_senders() {
+  std::vector<uint8_t> marked(size_t(rt().size), 0);
+  for (const auto &entry : rt().awaiting) {
+    const Request &q = *entry.second;
+    if (q.effective_source != MPI_ANY_SOURCE) {
+      marked[size_t(world_rank_of(q.comm, q.effective_source))] = 1;
+    } else if (q.comm == MPI_COMM_WORLD) {
+      std::fill(marked.begin(), marked.end(), 1);
+    } else if (const CommInfo *info = comm_info(q.comm)) {
+      for (int w : info->inter ? info->remote_world : info->world) marked[size_t(w)] = 1;
+    }
+  }
+  std::vector<int> senders;
+  for (size_t w = 0; w < marked.size(); ++w)
+    if (marked[w]) senders.push_back(int(w));
+  return senders;
+}
+
+// A send to a receiver that stalls this rank: the payload goes from a packed copy, so neither
+// the program's send nor anything else waits for the receiver; the program's request is the
+// header's, which a synchronous send sends synchronously (it completes once matched).
+int send_copied(const void *buf, int count, MPI_Datatype type, int dest, int tag, CommArg comm,
+                SendMode mode, int32_t header, MPI_Request *request) {
+  PayloadCopy copy;
+  int room = 0, used = 0;
+  PMPI_Pack_size(count, type, comm.real, &room);
+  copy.bytes = std::make_unique<char[]>(size_t(room));
+  PMPI_Pack(buf, count, type, copy.bytes.get(), room, &used, comm.real);
+  MPI_Request header_request = MPI_REQUEST_NULL;
+  const void *wire = split_header_wire(header);
+  int rc = mode == SendMode::Sync ? PMPI_Issend(wire, piggyback::kSplitHeaderBytes, MPI_BYTE,
+                                                dest, tag, comm.real, &header_request)
+                                  : PMPI_Isend(wire, piggyback::kSplitHeaderBytes, MPI_BYTE,
+                                               dest, tag, comm.real, &header_request);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = PMPI_Isend(copy.bytes.get(), used, MPI_PACKED, dest, tag, bulk_of(comm.app), &copy.request);
+  if (rc != MPI_SUCCESS) return rc;
+  g_payload_copies.push_back(std::move(copy));
+  if (request) {
+    *request = header_request;
+    return MPI_SUCCESS;
+  }
+  MPI_Status st{};
+  return wait(header_request, st);
 }
 
 }  // namespace
@@ -61,18 +211,16 @@ bool sends_split(MPI_Comm comm, int count, MPI_Datatype type) {
 int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, CommArg comm,
          SendMode mode, int32_t header, MPI_Request *request) {
   reap_header_sends();
-  std::unique_ptr<HeaderSend> pending;
-  if (g_spare_header_sends.empty()) {
-    pending = std::make_unique<HeaderSend>();
-  } else {
-    pending = std::move(g_spare_header_sends.back());
-    g_spare_header_sends.pop_back();
-  }
-  piggyback::encode_split_header(header, pending->wire);
-  int rc = PMPI_Isend(pending->wire, piggyback::kSplitHeaderBytes, MPI_BYTE, dest, tag,
-                      comm.real, &pending->request);
+  if (!g_payload_copies.empty()) reap_payload_copies();
+  // Counted before the payload goes out: a receiver that stalls this rank from now on waits for
+  // it, and one that did already gets a copy (payload_window.hpp).
+  if (payload_window::announce(world_rank_of(comm.app, dest)))
+    return send_copied(buf, count, type, dest, tag, comm, mode, header, request);
+  MPI_Request header_request = MPI_REQUEST_NULL;
+  int rc = PMPI_Isend(split_header_wire(header), piggyback::kSplitHeaderBytes, MPI_BYTE, dest,
+                      tag, comm.real, &header_request);
   if (rc != MPI_SUCCESS) return rc;
-  g_header_sends.push_back(std::move(pending));
+  g_header_sends.push_back(header_request);
   // The payload's receive is posted only once the header arrived: a ready send becomes standard.
   const SendMode payload_mode = mode == SendMode::Sync ? mode : SendMode::Standard;
   const MPI_Comm bulk = bulk_of(comm.app);
@@ -112,15 +260,23 @@ void post_payload_receive(Request &r, int source, int tag, int32_t header) {
   settle_earlier_receives(r.comm, source, tag, r.posting, &r);
   r.payload_pending = true;
   r.split_header = header;
-  int rc = PMPI_Irecv(reinterpret_cast<void *>(r.buf), r.count, r.rtype, source, tag,
-                      bulk_of(r.comm), &r.real);
+  const MPI_Comm bulk = bulk_of(r.comm);
+  std::string drained;
+  if (take_drained(bulk, source, tag, drained)) {
+    deliver_drained(r, source, tag, std::move(drained));
+    return;
+  }
+  payload_window::took(world_rank_of(r.comm, source));
+  int rc = PMPI_Irecv(reinterpret_cast<void *>(r.buf), r.count, r.rtype, source, tag, bulk, &r.real);
   if (rc != MPI_SUCCESS) fatal("could not post the receive of a large message's payload");
 }
 
 int64_t probed_payload_bytes(MPI_Comm comm, int source, int tag) {
   settle_earlier_receives(comm, source, tag, UINT64_MAX, nullptr);
+  const MPI_Comm bulk = bulk_of(comm);
+  if (const std::string *drained = peek_drained(bulk, source, tag)) return int64_t(drained->size());
   MPI_Status st{};
-  PMPI_Probe(source, tag, bulk_of(comm), &st);  // sent right after the header
+  PMPI_Probe(source, tag, bulk, &st);  // sent right after the header
   return status_bytes(st);
 }
 
@@ -134,10 +290,29 @@ void match_payload(CommArg comm, MPI_Message *message, MPI_Status &st) {
     fatal("a message from rank " + std::to_string(source) +
           " carries no c3 header: build every rank with c3cc");
   settle_earlier_receives(comm.app, source, tag, UINT64_MAX, nullptr);
-  MPI_Status ps;
-  PMPI_Mprobe(source, tag, bulk_of(comm.app), message, &ps);
-  set_status_bytes(st, status_bytes(ps));
+  const MPI_Comm bulk = bulk_of(comm.app);
+  std::string drained;
+  if (take_drained(bulk, source, tag, drained)) {
+    *message = MPI_Message(kDrainedMessage | (g_next_drained_message++ & ((1u << 24) - 1)));
+    set_status_bytes(st, int64_t(drained.size()));
+    g_drained_messages[*message] = DrainedMessage{source, tag, std::move(drained)};
+  } else {
+    MPI_Status ps;
+    PMPI_Mprobe(source, tag, bulk, message, &ps);
+    payload_window::took(world_rank_of(comm.app, source));
+    set_status_bytes(st, status_bytes(ps));
+  }
   rt().split_messages[*message] = header;
+}
+
+bool receive_drained(MPI_Message &message, Request &r) {
+  auto it = g_drained_messages.find(message);
+  if (it == g_drained_messages.end()) return false;
+  DrainedMessage m = std::move(it->second);
+  g_drained_messages.erase(it);
+  message = MPI_MESSAGE_NULL;
+  deliver_drained(r, m.source, m.tag, std::move(m.payload));
+  return true;
 }
 
 void header_stage_started(Request &r) {
@@ -151,6 +326,28 @@ void header_stage_over(Request &r) {
   if (!r.awaits_header) return;
   r.awaits_header = false;
   rt().awaiting.erase({r.posting, &r});
+  // Nothing can need c3 while this rank blocks: senders may use the program's buffers again.
+  if (rt().awaiting.empty() && payload_window::stalls_any()) payload_window::release_all();
+}
+
+void stall_senders() {
+  complete_arrived_headers();
+  if (!must_poll()) return;
+  const std::vector<int> senders = possible_senders();
+  static std::vector<int64_t> announced;
+  announced.assign(size_t(rt().size), -1);  // -1: stalled before, took everything then
+  payload_window::stall(senders, announced);
+  // A sender that saw the mark sends copies from now on; what it announced before may come from
+  // the program's buffer, and it may be waiting for exactly that: take every one of them.
+  auto owed = [&] {
+    for (int s : senders)
+      if (announced[size_t(s)] > payload_window::taken(s)) return true;
+    return false;
+  };
+  while (owed()) {
+    complete_arrived_headers();
+    drain_payloads();
+  }
 }
 
 void complete_arrived_headers() {
@@ -244,12 +441,30 @@ void finish_pending_payloads() {
     }
 }
 
-void setup() { PMPI_Comm_dup(MPI_COMM_WORLD, &rt().bulk); }
+void setup() {
+  PMPI_Comm_dup(MPI_COMM_WORLD, &rt().bulk);
+  payload_window::create();
+}
 
 void teardown() {
-  for (auto &h : g_header_sends) PMPI_Wait(&h->request, MPI_STATUS_IGNORE);
+  for (MPI_Request &h : g_header_sends) PMPI_Wait(&h, MPI_STATUS_IGNORE);
   g_header_sends.clear();
-  g_spare_header_sends.clear();
+  // Every rank is in MPI_Finalize: a payload still unsent has no receive (the program never
+  // received that message). MPICH finishes or drops it; its copy stays allocated meanwhile.
+  for (PayloadCopy &c : g_payload_copies) {
+    int flag = 0;
+    PMPI_Test(&c.request, &flag, MPI_STATUS_IGNORE);
+    if (!flag) {
+      PMPI_Request_free(&c.request);
+      c.bytes.release();
+    }
+  }
+  g_payload_copies.clear();
+  g_drained.clear();
+  g_drained_count = 0;
+  g_drained_messages.clear();
+  payload_window::release_all();
+  payload_window::destroy();
   if (rt().bulk != MPI_COMM_NULL) PMPI_Comm_free(&rt().bulk);
 }
 

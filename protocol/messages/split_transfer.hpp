@@ -19,7 +19,7 @@ namespace c3::mpi::split {
 // The private duplicate ("bulk") of a communicator (the program's handle) that carries its split
 // payloads: MPI_COMM_WORLD's, and one made with every communicator the program creates
 // (handles/communicators.cpp); MPI_COMM_NULL where there is none (MPI_COMM_SELF, a communicator
-// of MPI_Comm_idup or one c3 does not track, or no helper thread: split() never runs then).
+// of MPI_Comm_idup or one c3 does not track).
 MPI_Comm bulk_of(MPI_Comm app);
 // A bulk for a new communicator (collective over its members, like its creation).
 MPI_Comm make_bulk(MPI_Comm real);
@@ -52,10 +52,16 @@ int64_t probed_payload_bytes(MPI_Comm comm, int source, int tag);
 // MPI_Mprobe/MPI_Improbe matched a split header (`message`): receives the header and matches the
 // payload instead; `message` becomes the payload's message, `st` counts its bytes.
 void match_payload(CommArg comm, MPI_Message *message, MPI_Status &st);
+// `message` is a split message whose payload came before its header was matched (a c3 handle,
+// not MPICH's): delivers it into `r` (a receive of the payload) and completes r.
+bool receive_drained(MPI_Message &message, Request &r);
 
 // A receive whose header has not come yet may get a split header (a capacity above the bounce
-// limit on MPI_COMM_WORLD): then only c3 can post its payload's receive, so while one is pending
-// c3 never blocks inside MPICH; it polls and runs progress() (a sender may be blocked until then).
+// limit on a communicator with a bulk): then only c3 can post its payload's receive, so while
+// one is pending c3 never blocks inside MPICH on the program's behalf; it polls and runs
+// progress() (a sender may be blocked until then), and before a call that blocks inside MPICH
+// without c3 (a collective, a communicator creation) it stalls the possible senders
+// (stall_senders).
 void header_stage_started(Request &r);  // a table receive was posted
 void header_stage_over(Request &r);     // its header came, or it ended otherwise
 inline bool must_poll() { return !rt().awaiting.empty(); }
@@ -64,6 +70,10 @@ void complete_arrived_headers();
 inline void progress() {
   if (must_poll()) complete_arrived_headers();
 }
+// Before a call that blocks inside MPICH while must_poll(): stalls every rank that may send a
+// split header to a receive awaiting one, and takes every payload each announced before it saw
+// the stall (payload_window.hpp); their later ones come from copies that need nobody.
+void stall_senders();
 // PMPI_Wait that keeps progress() running when must_poll().
 int wait(MPI_Request &request, MPI_Status &st);  // MPICH's result
 

@@ -29,7 +29,6 @@
 #include "handles/handles.hpp"
 #include "layer/idle_wait.hpp"
 #include "layer/layer.hpp"
-#include "layer/native_blocking.hpp"
 #include "messages/piggyback.hpp"
 #include "messages/requests.hpp"
 #include "messages/split_transfer.hpp"
@@ -289,8 +288,7 @@ void setup_after_init(bool restarting) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &g_rt.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &g_rt.size);
   PMPI_Comm_dup(MPI_COMM_WORLD, &g_rt.control);
-  // Large messages travel split only where the helper can stand in for c3 in blocking calls.
-  if (helper_available()) split::setup();
+  split::setup();
   setup_handles();
   g_rt.initialized = true;
   g_rt.restarted = restarting;
@@ -401,7 +399,6 @@ void finalize_protocol() {
   complete_orphans(true);
   piggyback::free_cached_types();
   split::teardown();
-  stop_helper();
   free_errhandlers_at_finalize();
   PMPI_Comm_free(&g_rt.control);
   g_rt.finalized = true;

@@ -33,8 +33,8 @@ uint64_t checkpoint_number(uint64_t epoch);
 void learn_global_commit(uint64_t number);
 void finalize_protocol();            // MPI_Finalize: end or abandon a checkpoint, drain control
 void setup_after_init(bool restarting);
-// MPI_Init for the program or for a restart: MPICH runs with MPI_THREAD_MULTIPLE, so c3's helper
-// thread can serve split messages while the program blocks in a collective (native_blocking.hpp).
+// MPI_Init for the program or for a restart: MPICH runs at MPI_THREAD_FUNNELED, whatever level
+// the program asks for (it gets the level it asked for: hooks/env_hooks.cpp).
 int init_mpi(int *argc, char ***argv, int *provided);
 
 }  // namespace c3::mpi
