@@ -137,6 +137,10 @@ void drain_payloads() {
   });
 }
 
+// How long a rank about to block waits for the headers of its awaiting receives before it stalls
+// their senders (stall_senders).
+constexpr uint64_t kHeaderWaitNs = 2000;
+
 // The world ranks that may send a split header to a receive awaiting one.
 std::vector<int> possible_senders() {
   std::vector<uint8_t> marked(size_t(rt().size), 0);
@@ -326,12 +330,19 @@ void header_stage_over(Request &r) {
   if (!r.awaits_header) return;
   r.awaits_header = false;
   rt().awaiting.erase({r.posting, &r});
-  // Nothing can need c3 while this rank blocks: senders may use the program's buffers again.
-  if (rt().awaiting.empty() && payload_window::stalls_any()) payload_window::release_all();
+}
+
+void end_stall() {
+  if (payload_window::stalls_any()) payload_window::release_all();
 }
 
 void stall_senders() {
   complete_arrived_headers();
+  // A header in flight (its sender a little behind this rank, as in a halo exchange that
+  // overlaps a reduction) usually comes within microseconds: waiting that long costs less than
+  // the stall, which would make the sender copy its payload.
+  const uint64_t until = now_ns() + kHeaderWaitNs;
+  while (must_poll() && now_ns() < until) complete_arrived_headers();
   if (!must_poll()) return;
   const std::vector<int> senders = possible_senders();
   static std::vector<int64_t> announced;

@@ -33,7 +33,9 @@ inline bool splits_large(MPI_Comm comm) {
 bool sends_split(MPI_Comm comm, int count, MPI_Datatype type);
 
 // Sends the header, then starts the payload (`request`) or sends it (`request` null). A buffered
-// send comes here as c3's packed copy (MPI_PACKED, standard mode).
+// send comes here as c3's packed copy (MPI_PACKED, standard mode). Towards a receiver that
+// stalls this rank (payload_window.hpp) the payload goes from a packed copy and the program's
+// send completes with the header's (synchronously sent for a synchronous send).
 int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, CommArg comm,
          SendMode mode, int32_t header, MPI_Request *request);
 
@@ -74,6 +76,8 @@ inline void progress() {
 // split header to a receive awaiting one, and takes every payload each announced before it saw
 // the stall (payload_window.hpp); their later ones come from copies that need nobody.
 void stall_senders();
+// After that call: lifts the stalls.
+void end_stall();
 // PMPI_Wait that keeps progress() running when must_poll().
 int wait(MPI_Request &request, MPI_Status &st);  // MPICH's result
 
