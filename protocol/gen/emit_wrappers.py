@@ -264,6 +264,7 @@ def table_wrappers(table: Table) -> str:
         "",
         '#include "collectives/collective_call.hpp"',
         '#include "handles/handles.hpp"',
+        '#include "hooks/fast_paths.hpp"',
         '#include "layer/layer.hpp"',
         '#include "messages/requests.hpp"',
         '#include "nondet/completion.hpp"',
@@ -272,6 +273,11 @@ def table_wrappers(table: Table) -> str:
     for entry in table.entries:
         lines.append(_role_comment(entry))
         lines.append(_signature(entry))
+        if entry.fast:
+            if not entry.entry_guard or entry.return_type != "int":
+                raise TableError(f"{entry.name}: a fast path needs an Entry and an int result")
+            names = ", ".join(p.parameter.name for p in entry.parameters)
+            lines.append(f"  if (int rc = 0; c3::mpi::fast_{entry.name[4:]}({names}, rc)) return rc;")
         if entry.entry_guard:
             lines.append("  c3::mpi::Entry entry;")
         if entry.collective:

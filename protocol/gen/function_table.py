@@ -31,6 +31,7 @@ ATTRIBUTES = {
     "shape": True,     # a collective: the wrapper is the log-or-replay skeleton of that shape
     "proc_null": False,  # a blocking send or receive: returns at once when its peer is MPI_PROC_NULL
     "outcome": True,   # tests and waits for one of several requests: the wrapper is the skeleton
+    "fast": False,     # before the Entry, the wrapper tries c3::mpi::fast_X (hooks/fast_paths.hpp)
 }
 
 # outcome=<kind> -> c3::mpi::Completion::Kind (nondet/completion.hpp)
@@ -85,6 +86,11 @@ class Entry:
     @property
     def proc_null(self) -> bool:
         return "proc_null" in self.attributes
+
+    @property
+    def fast(self) -> bool:
+        """The wrapper first tries an inline path for the common case (hooks/fast_paths.hpp)."""
+        return "fast" in self.attributes
 
     @property
     def entry_guard(self) -> bool:

@@ -28,7 +28,7 @@ constexpr uint32_t kHandleIndexMask = (1u << kHandleIndexBits) - 1;
 
 // A c3 handle of `kind`: kind bits 00, that object type and a non-zero index.
 template <ObjectKind Kind>
-constexpr bool is_c3_handle(int handle) {
+[[gnu::always_inline]] constexpr bool is_c3_handle(int handle) {
   return (uint32_t(handle) >> kHandleIndexBits) == uint32_t(Kind) &&
          (uint32_t(handle) & kHandleIndexMask) != 0;
 }

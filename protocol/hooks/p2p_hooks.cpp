@@ -35,18 +35,9 @@ inline bool small_builtin(MPI_Datatype type, int count, int &bytes) {
   return b <= kStackBounce - piggyback::kHeaderBytes;
 }
 
-// An active request's message, as the call gave it.
-[[gnu::always_inline]] inline void describe(Request &r, const void *buf, int count, TypeArg type,
-                                            int peer, int tag, CommArg comm) {
-  r.active = true;
-  r.buf = reinterpret_cast<uintptr_t>(buf);
-  r.count = count;
-  r.type = type.app;
-  r.rtype = type.real;
-  r.peer = peer;
-  r.tag = tag;
-  r.comm = comm.app;
-  r.rcomm = comm.real;
+inline void describe(Request &r, const void *buf, int count, TypeArg type, int peer, int tag,
+                     CommArg comm) {
+  describe_message(r, buf, count, type.app, type.real, peer, tag, comm.app, comm.real);
 }
 
 // An active receive outside the request table (a blocking call outside Restore).

@@ -28,7 +28,7 @@ constexpr int64_t kBounceLimit = 8 * 1024;
 constexpr int32_t kMarker = 0x5c300000;  // bits 20-31; colour and logging bit in 0-2
 constexpr int32_t kMarkerMask = int32_t(0xfff00000);
 
-inline int32_t make_header(uint64_t epoch, bool logging) {
+[[gnu::always_inline]] inline int32_t make_header(uint64_t epoch, bool logging) {
   return kMarker | int32_t(epoch & 3) | (logging ? 4 : 0);
 }
 // False if `header` is not a c3 header (a peer not built with c3cc, or a bug).
@@ -90,7 +90,7 @@ inline void size_bounce(Request &r, size_t n) {
   r.bounce.resize(n);
 }
 // Copies the few bytes of a small message inline: a library memcpy call costs more than the copy.
-inline void copy_small(void *to, const void *from, size_t n) {
+[[gnu::always_inline]] inline void copy_small(void *to, const void *from, size_t n) {
   auto *d = static_cast<char *>(to);
   const auto *s = static_cast<const char *>(from);
   if (n > 32) {

@@ -161,11 +161,13 @@ void invalid_request(MPI_Request handle) {
 }
 
 std::vector<size_t> g_free_slots;
+std::vector<size_t> g_small_slots;
 
 void requests_restored() {
   auto &table = state().requests;
   rt().awaiting.clear();  // reposted receives count again
   g_free_slots.clear();
+  g_small_slots.clear();
   for (size_t i = table.size(); i-- > 0;) {
     Request &r = table[i];
     if (r.kind == Request::Kind::Free) {
@@ -190,13 +192,22 @@ inline void release_held_datatypes(Request &r) {
     for (const Region &region : r.coll->outputs) release_datatype(region.type);
 }
 
-MPI_Request new_request_in_new_slot(Request::Kind kind, Request **out) {
+MPI_Request new_request_elsewhere(Request::Kind kind, Request **out) {
   auto &table = state().requests;
+  if (!g_small_slots.empty()) {
+    const size_t index = g_small_slots.back();
+    g_small_slots.pop_back();
+    Request &r = table[index];
+    r.reset();
+    r.kind = kind;
+    *out = &r;
+    return request_handle(index);
+  }
   if (table.size() >= kIndexMask) fatal("too many live MPI requests");
   const size_t index = table.size();
   table.emplace_back().kind = kind;
   *out = &table[index];
-  return MPI_Request(kRequestType | uint32_t(index + 1));
+  return request_handle(index);
 }
 
 namespace {

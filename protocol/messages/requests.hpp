@@ -30,16 +30,55 @@ inline Request &request_of(MPI_Request handle) {
 }
 // Free slots of the table, lowest last; each was reset when it was freed.
 extern std::vector<size_t> g_free_slots;
-MPI_Request new_request_in_new_slot(Request::Kind kind, Request **out);
+// Free slots the small-message lane gave back (hooks/fast_paths.hpp): the fields that lane
+// writes hold its last request's values, all others are a reset entry's.
+extern std::vector<size_t> g_small_slots;
+// A free entry when g_free_slots has none: a small-lane slot reset, or a new one.
+MPI_Request new_request_elsewhere(Request::Kind kind, Request **out);
+[[gnu::always_inline]] inline MPI_Request request_handle(size_t index) { return MPI_Request(kRequestType | uint32_t(index + 1)); }
 // A free entry of the table for a new request (inline: every nonblocking call makes one).
-inline MPI_Request new_request(Request::Kind kind, Request **out) {
-  if (g_free_slots.empty()) return new_request_in_new_slot(kind, out);
+[[gnu::always_inline]] inline MPI_Request new_request(Request::Kind kind, Request **out) {
+  if (g_free_slots.empty()) return new_request_elsewhere(kind, out);
   const size_t index = g_free_slots.back();  // reset when it was freed
   g_free_slots.pop_back();
   Request &r = state().requests[index];
   r.kind = kind;
   *out = &r;
-  return MPI_Request(kRequestType | uint32_t(index + 1));
+  return request_handle(index);
+}
+// An entry for the small-message lane, which sets every field it uses.
+[[gnu::always_inline]] inline MPI_Request take_small_slot(Request::Kind kind, Request **out) {
+  if (g_small_slots.empty()) return new_request(kind, out);
+  const size_t index = g_small_slots.back();
+  g_small_slots.pop_back();
+  Request &r = state().requests[index];
+  r.kind = kind;
+  *out = &r;
+  return request_handle(index);
+}
+// Gives a finished small-lane entry back: only what marks it free and idle is reset.
+[[gnu::always_inline]] inline void release_small_slot(Request &r, MPI_Request &handle) {
+  r.kind = Request::Kind::Free;
+  r.active = false;
+  r.small = false;
+  r.real = MPI_REQUEST_NULL;
+  g_small_slots.push_back((uint32_t(handle) & kIndexMask) - 1);
+  handle = MPI_REQUEST_NULL;
+}
+// An active request's message, as the call gave it (the program's handles and MPICH's).
+[[gnu::always_inline]] inline void describe_message(Request &r, const void *buf, int count,
+                                                    MPI_Datatype type, MPI_Datatype rtype,
+                                                    int peer, int tag, MPI_Comm comm,
+                                                    MPI_Comm rcomm) {
+  r.active = true;
+  r.buf = reinterpret_cast<uintptr_t>(buf);
+  r.count = count;
+  r.type = type;
+  r.rtype = rtype;
+  r.peer = peer;
+  r.tag = tag;
+  r.comm = comm;
+  r.rcomm = rcomm;
 }
 // An empty record for a nonblocking collective's request (one a freed request left, if any).
 std::shared_ptr<CollectiveRecord> new_collective_record();

@@ -1,5 +1,8 @@
 #include "messages/small_completion.hpp"
 
+#include "hooks/fast_paths.hpp"
+#include "mpi_hooks.hpp"
+
 #include "layer/layer.hpp"
 
 #include "messages/message_registry.hpp"
@@ -98,6 +101,21 @@ bool wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]) {
     ++k;
   }
   return true;
+}
+
+int fast::waitall_general(int n, Request *const reqs[], MPI_Request reals[],
+                          MPI_Status reported[], int rc, int count, MPI_Request handles[],
+                          MPI_Status statuses[]) {
+  Entry entry;
+  if (rc != MPI_SUCCESS && reported == MPI_STATUSES_IGNORE) message_failed(rc);  // sends only
+  RequestBatch &batch = request_batch();
+  batch.pending.assign(reqs, reqs + n);
+  batch.reals.assign(reals, reals + n);
+  batch.statuses.assign(reported, reported + n);
+  batch.indices.resize(size_t(n));
+  for (int j = 0; j < n; ++j) batch.indices[size_t(j)] = j;
+  batch.complete_waitall(rc);
+  return on_Waitall(count, handles, statuses);  // hands out what is complete, waits for the rest
 }
 
 }  // namespace c3::mpi

@@ -12,7 +12,7 @@ void progress();                     // control messages, orphaned requests, mod
 void poll_control();
 bool logging_nondet();               // NonDet-Log: outcomes are logged
 // The header of a message sent now.
-inline int32_t outgoing_header() {
+[[gnu::always_inline]] inline int32_t outgoing_header() {
   return piggyback::make_header(state().epoch, state().mode == Mode::NonDetLog);
 }
 // Whether a received message's header is of this epoch while this rank runs normally: the

@@ -168,14 +168,14 @@ class BounceBuffer {
     std::swap(capacity_, o.capacity_);
   }
 
-  char *data() { return bytes_.get(); }
+  [[gnu::always_inline]] char *data() { return bytes_.get(); }
   char &operator[](size_t i) { return bytes_[i]; }
   const char *data() const { return bytes_.get(); }
   size_t size() const { return size_; }
-  size_t capacity() const { return capacity_; }
+  [[gnu::always_inline]] size_t capacity() const { return capacity_; }
   bool empty() const { return size_ == 0; }
   // Contents up to the old size are kept only when no reallocation happens.
-  void resize(size_t n) {
+  [[gnu::always_inline]] void resize(size_t n) {
     if (n > capacity_) {
       const size_t capacity = n < kSmallCapacity ? kSmallCapacity : n;
       bytes_.reset(new char[capacity]);
@@ -293,7 +293,7 @@ class RequestTable {
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  Request &operator[](size_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  [[gnu::always_inline]] Request &operator[](size_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   const Request &operator[](size_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   Request &emplace_back() {
     if (size_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Request[]>(kChunk));

@@ -434,11 +434,20 @@ class Generation(unittest.TestCase):
         self.assertIn("  if (dest == MPI_PROC_NULL) return MPI_SUCCESS;\n"
                       "  return c3::mpi::on_Send(", wrappers)
 
+    def test_fast_path_comes_before_the_entry(self):
+        wrappers = self.generate(TABLE_HEAD + SEND_ENTRY.replace("send  int", "send  int  fast"))[
+            "mpi_table_wrappers.cpp"]
+        self.assertIn('#include "hooks/fast_paths.hpp"', wrappers)
+        self.assertRegex(wrappers, r"  if \(int rc = 0; c3::mpi::fast_Send\(buf, count, datatype, dest, "
+                                   r"tag, comm, rc\)\) return rc;\n  c3::mpi::Entry entry;\n")
+        with self.assertRaisesRegex(TableError, "MPI_Send: a fast path needs an Entry and an int result"):
+            self.generate(TABLE_HEAD + SEND_ENTRY.replace("send  int", "send  int  fast  noentry"))
+
     def test_table_errors_of_treatments_and_attributes(self):
         with self.assertRaisesRegex(TableError, "unknown treatment 'handle'"):
             parse_table("role r in {handle} x\n")
-        with self.assertRaisesRegex(TableError, "MPI_Send: unknown attribute 'fast'"):
-            parse_table(TABLE_HEAD + SEND_ENTRY.replace("send  int", "send  int  fast"))
+        with self.assertRaisesRegex(TableError, "MPI_Send: unknown attribute 'quick'"):
+            parse_table(TABLE_HEAD + SEND_ENTRY.replace("send  int", "send  int  quick"))
         with self.assertRaisesRegex(TableError, "unknown attribute 'shape'"):
             parse_table(TABLE_HEAD + SEND_ENTRY.replace("send  int", "send  int  shape"))
         bad = TABLE_HEAD + self.OBJECT_ROLES + textwrap.dedent("""\

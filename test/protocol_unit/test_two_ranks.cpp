@@ -172,7 +172,7 @@ TEST_CASE("two ranks: MPI_Waitall over small messages finishes them in place",
   if (me > 1) return;
   const int peer = 1 - me;
   StateGuard guard;
-  const size_t live_before = state().requests.size() - g_free_slots.size();
+  const size_t live_before = state().requests.size() - g_free_slots.size() - g_small_slots.size();
   const int sizes[3] = {1, 100, 2000};  // ints: inline, in a slot's own bounce, a spare bounce
   for (bool with_statuses : {false, true}) {
     INFO("statuses " << with_statuses);
@@ -216,5 +216,110 @@ TEST_CASE("two ranks: MPI_Waitall over small messages finishes them in place",
       CHECK(st[3].MPI_ERROR == 77);
     }
   }
-  CHECK(state().requests.size() - g_free_slots.size() == live_before);  // every entry freed
+  CHECK(state().requests.size() - g_free_slots.size() - g_small_slots.size() == live_before);  // every entry freed
+}
+
+TEST_CASE("two ranks: the small-message lane (MPI_Isend, MPI_Irecv, MPI_Waitall before the Entry)",
+          "[two_ranks][requests]") {
+  if (!have_two_ranks()) return;
+  const int me = world_rank();
+  if (me > 1) return;
+  const int peer = 1 - me;
+  StateGuard guard;
+  auto live = [] { return state().requests.size() - g_free_slots.size() - g_small_slots.size(); };
+  const size_t live_before = live();
+  ProtocolState &st = state();
+  const int colour = int(st.epoch & 3);
+
+  SECTION("five messages each way, a null request among them, statuses") {
+    const int counts[5] = {0, 1, 7, 15, 15};  // 15 ints: 60 bytes, the most the lane carries
+    std::vector<int> out[5], in[5];
+    MPI_Request rq[11];
+    MPI_Status stat[11];
+    for (int j = 0; j < 5; ++j) {
+      in[j].assign(16, -7);
+      const int source = j == 3 ? MPI_ANY_SOURCE : peer, tag = j == 4 ? MPI_ANY_TAG : kTagBase + 60 + j;
+      REQUIRE(MPI_Irecv(in[j].data(), 15, MPI_INT, source, tag, MPI_COMM_WORLD, &rq[j]) == MPI_SUCCESS);
+    }
+    rq[5] = MPI_REQUEST_NULL;
+    const uint64_t sent_before = st.sent[size_t(peer)];
+    const uint64_t received_before = st.received[size_t(colour)][size_t(peer)];
+    const size_t small_before = g_small_slots.size();
+    for (int j = 0; j < 5; ++j) {
+      out[j].resize(size_t(counts[j]) + 1);
+      for (int i = 0; i < counts[j]; ++i) out[j][size_t(i)] = me * 1000 + j * 100 + i;
+      REQUIRE(MPI_Isend(out[j].data(), counts[j], MPI_INT, peer, kTagBase + 60 + j, MPI_COMM_WORLD,
+                        &rq[6 + j]) == MPI_SUCCESS);
+    }
+    CHECK(st.sent[size_t(peer)] == sent_before + 5);
+    for (MPI_Request h : rq)
+      if (h != MPI_REQUEST_NULL) CHECK(request_of(h).small);
+    for (MPI_Status &s : stat) s.MPI_ERROR = 77;
+    REQUIRE(MPI_Waitall(11, rq, stat) == MPI_SUCCESS);
+    for (MPI_Request h : rq) CHECK(h == MPI_REQUEST_NULL);
+    CHECK(st.received[size_t(colour)][size_t(peer)] == received_before + 5);
+    for (int j = 0; j < 5; ++j) {
+      for (int i = 0; i < counts[j]; ++i) CHECK(in[j][size_t(i)] == peer * 1000 + j * 100 + i);
+      CHECK(in[j][size_t(counts[j])] == -7);  // nothing past the message
+      int count = -1;
+      PMPI_Get_count(&stat[j], MPI_INT, &count);
+      CHECK(count == counts[j]);
+      CHECK(stat[j].MPI_SOURCE == peer);
+      CHECK(stat[j].MPI_TAG == kTagBase + 60 + j);
+      CHECK(stat[j].MPI_ERROR == MPI_SUCCESS);
+      CHECK(stat[6 + j].MPI_ERROR == MPI_SUCCESS);
+    }
+    CHECK(stat[5].MPI_SOURCE == MPI_ANY_SOURCE);  // the null request's empty status
+    CHECK(stat[5].MPI_ERROR == 77);
+    CHECK(g_small_slots.size() >= small_before + 10);  // the lane's entries went back to it
+  }
+
+  SECTION("lane requests completed by other calls") {
+    int in[4] = {-1, -1, -1, -1}, out[2] = {me, me + 10};
+    MPI_Request r[4];
+    MPI_Status s;
+    REQUIRE(MPI_Irecv(&in[0], 1, MPI_INT, peer, kTagBase + 70, MPI_COMM_WORLD, &r[0]) == MPI_SUCCESS);
+    REQUIRE(MPI_Irecv(&in[1], 1, MPI_INT, peer, kTagBase + 71, MPI_COMM_WORLD, &r[1]) == MPI_SUCCESS);
+    REQUIRE(MPI_Irecv(&in[2], 1, MPI_INT, peer, kTagBase + 79, MPI_COMM_WORLD, &r[2]) == MPI_SUCCESS);
+    REQUIRE(MPI_Isend(&out[0], 1, MPI_INT, peer, kTagBase + 70, MPI_COMM_WORLD, &r[3]) == MPI_SUCCESS);
+    MPI_Request freed;
+    REQUIRE(MPI_Isend(&out[1], 1, MPI_INT, peer, kTagBase + 71, MPI_COMM_WORLD, &freed) == MPI_SUCCESS);
+    REQUIRE(MPI_Request_free(&freed) == MPI_SUCCESS);  // completes inside c3
+    REQUIRE(MPI_Wait(&r[0], &s) == MPI_SUCCESS);
+    CHECK(in[0] == peer);
+    CHECK(s.MPI_SOURCE == peer);
+    for (int flag = 0; !flag;) REQUIRE(MPI_Test(&r[1], &flag, &s) == MPI_SUCCESS);
+    CHECK(in[1] == peer + 10);
+    REQUIRE(MPI_Cancel(&r[2]) == MPI_SUCCESS);  // nobody sends with that tag
+    REQUIRE(MPI_Wait(&r[2], &s) == MPI_SUCCESS);
+    int cancelled = 0;
+    MPI_Test_cancelled(&s, &cancelled);
+    CHECK(cancelled);
+    CHECK(in[2] == -1);
+    REQUIRE(MPI_Wait(&r[3], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    REQUIRE(PMPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);  // both requests freed by now
+    complete_orphans(true);
+  }
+
+  SECTION("a message of the next epoch leaves the lane for the general completion") {
+    // Rank 0 has taken checkpoint 1 already (Run mode again): its messages are early for rank 1.
+    int in = -1, out = 42;
+    MPI_Request r;
+    if (me == 0) {
+      st.epoch += 1;
+      REQUIRE(MPI_Isend(&out, 1, MPI_INT, peer, kTagBase + 80, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+      REQUIRE(MPI_Waitall(1, &r, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+    } else {
+      const uint64_t early_before = st.received[size_t((colour + 1) & 3)][size_t(peer)];
+      REQUIRE(MPI_Irecv(&in, 1, MPI_INT, peer, kTagBase + 80, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+      MPI_Status s;
+      REQUIRE(MPI_Waitall(1, &r, &s) == MPI_SUCCESS);
+      CHECK(r == MPI_REQUEST_NULL);
+      CHECK(in == 42);
+      CHECK(s.MPI_SOURCE == peer);
+      CHECK(st.received[size_t((colour + 1) & 3)][size_t(peer)] == early_before + 1);
+      CHECK(st.early.size() == 1);  // recorded: a restart suppresses its second sending
+    }
+  }
+  CHECK(live() == live_before);  // every entry freed
 }
