@@ -1,12 +1,16 @@
-// The common case of message-rate-bound code, decided in the wrapper before the layer's Entry
-// (table attribute `fast`): MPI_Isend and MPI_Irecv of at most 60 bytes of a built-in type on
-// MPI_COMM_WORLD while nothing needs the protocol's attention (Run mode, no checkpoint in
-// progress, nothing to suppress), and MPI_Waitall over such requests only. The message travels
-// with its header in the request's own 64-byte bounce buffer; the request takes a table slot
-// from those this lane freed before, of which only the fields the lane writes differ from a
-// reset entry, and gives it back the same way (requests.hpp: take_small_slot). Anything else,
-// and every request such a call made once another call looks at it, takes the hooks' way.
-// Each function returns whether it handled the call, its result in `rc`.
+// The common cases of latency- and message-rate-bound code, decided in the wrapper before the
+// layer's Entry (table attribute `fast`) while nothing needs the protocol's attention (Run mode,
+// no checkpoint in progress, nothing to suppress), on MPI_COMM_WORLD, for built-in types:
+//   * MPI_Send and MPI_Recv of up to 8 KiB: the message with its header goes through a bounce
+//     buffer on the stack, no request-table entry, the receive lands in the caller's status
+//     (the hooks take the same way, fast::send / fast::recv, on other intracommunicators);
+//   * MPI_Isend and MPI_Irecv of up to 60 bytes, and MPI_Waitall over such requests only: the
+//     message travels in the request's own 64-byte bounce buffer; the request takes a table
+//     slot from those this lane freed before, of which only the fields the lane writes differ
+//     from a reset entry, and gives it back the same way (requests.hpp: take_small_slot).
+// Anything else, and every request of the lane once another call looks at it, takes the hooks'
+// way. Each fast_X returns whether it handled the call, its result in `rc`; everything unusual
+// leaves these paths through a call, so they keep their values in registers.
 #pragma once
 #include <mpi.h>
 
@@ -22,6 +26,7 @@ namespace c3::mpi {
 
 namespace fast {
 
+constexpr int kStackBounce = int(piggyback::kBounceLimit) + piggyback::kHeaderBytes;
 constexpr int kWire = int(BounceBuffer::kSmallCapacity);  // header + payload
 constexpr int kMaxRequests = 64;                           // MPI_Waitall's arrays on the stack
 
@@ -31,14 +36,6 @@ constexpr int kMaxRequests = 64;                           // MPI_Waitall's arra
   return g_depth == 0 && !g_attention && state().was_early.empty();
 }
 
-// The payload bytes of `count` elements of a built-in `type` (MPICH keeps the size in bits 8-15
-// of a built-in handle) when they fit the wire with the header; -1 otherwise.
-[[gnu::always_inline]] inline int payload_bytes(int count, MPI_Datatype type) {
-  if ((uint32_t(type) >> 30) != 1 || uint32_t(count) > uint32_t(kWire)) return -1;
-  const int bytes = count * int((uint32_t(type) >> 8) & 0xff);
-  if (bytes > kWire - piggyback::kHeaderBytes || (bytes == 0 && count != 0)) return -1;
-  return bytes;
-}
 
 // The entry as a nonblocking call of this lane leaves it.
 [[gnu::always_inline]] inline void describe(Request &r, const void *buf, int count,
@@ -49,6 +46,79 @@ constexpr int kMaxRequests = 64;                           // MPI_Waitall's arra
   r.bounce.resize(size_t(wire));
 }
 
+// The communicator of a blocking call on the short path: MPICH's handle, and its members'
+// ranks in MPI_COMM_WORLD (null for MPI_COMM_WORLD itself, whose ranks need no translation).
+struct ShortPath {
+  MPI_Comm app, real;
+  const int *world;
+  int size;
+};
+inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0};
+[[gnu::always_inline]] inline int world_of(const ShortPath &p, int rank) {
+  return p.world ? p.world[rank] : rank;
+}
+
+// What recv leaves to a call: a message without the plain inline header (a split header, or
+// none at all) in `wire`, already received with status `s`.
+[[gnu::noinline]] int recv_unusual(void *buf, int capacity, int source, int tag, MPI_Status &s,
+                                   const char *wire, uint64_t posting, const ShortPath &p);
+// A received message that is not intra-epoch in Run mode: the protocol may log or count it.
+[[gnu::noinline]] void recv_noted(void *buf, int64_t bytes, int source, int tag,
+                                  const MPI_Status &s, int32_t header, uint64_t posting,
+                                  MPI_Comm comm);
+
+// A blocking send of `bytes` (at most 8 KiB) of a built-in type, header inline.
+[[gnu::always_inline]] inline int send(const void *buf, int bytes, int dest, int tag,
+                                       SendMode mode, const ShortPath &p) {
+  char wire[kStackBounce];
+  const int32_t header = outgoing_header();
+  std::memcpy(wire, &header, piggyback::kHeaderBytes);
+  piggyback::copy_small(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
+  ++state().sent[size_t(world_of(p, dest))];
+  const int n = piggyback::kHeaderBytes + bytes;
+  if (mode == SendMode::Standard && !split::must_poll())
+    return PMPI_Send(wire, n, MPI_BYTE, dest, tag, p.real);
+  return split::send_blocking(wire, n, MPI_BYTE, dest, tag, p.real, mode);
+}
+
+// A blocking receive into `capacity` bytes (at most 8 KiB) of a built-in type; `s` is the
+// status to fill (the caller's, or its own for MPI_STATUS_IGNORE).
+[[gnu::always_inline]] inline int recv(void *buf, int capacity, int source, int tag,
+                                       MPI_Status &s, const ShortPath &p) {
+  ProtocolState &st = state();
+  char wire[kStackBounce];
+  const uint64_t posting = st.next_posting++;
+  const int wire_capacity = piggyback::kHeaderBytes + capacity;
+  int rc = split::must_poll()
+               ? split::recv_blocking(wire, wire_capacity, MPI_BYTE, source, tag, p.real, s)
+               : PMPI_Recv(wire, wire_capacity, MPI_BYTE, source, tag, p.real, &s);
+  if (rc != MPI_SUCCESS) message_failed(rc);  // its header did not arrive
+  // At most kStackBounce bytes came: the count's high part in the status is zero.
+  static_assert(kStackBounce < (1 << 30));
+  const int bytes = s.count_lo - piggyback::kHeaderBytes;
+  if (bytes < 0) return recv_unusual(buf, capacity, source, tag, s, wire, posting, p);
+  int32_t header;
+  std::memcpy(&header, wire, piggyback::kHeaderBytes);
+  piggyback::copy_small(buf, wire + piggyback::kHeaderBytes, size_t(bytes));
+  s.count_lo = bytes;
+  if (intra_epoch_in_run_mode(header))
+    ++st.received[st.epoch & 3][size_t(world_of(p, s.MPI_SOURCE))];  // intra-epoch, nothing to log
+  else
+    recv_noted(buf, bytes, source, tag, s, header, posting, p.app);
+  return MPI_SUCCESS;
+}
+
+// The payload bytes of `count` elements of a built-in `type` if they are at most `most`; -1
+// otherwise. MPICH keeps a built-in type's size in bits 8-15 of its handle (kind bits 01);
+// built-in types are contiguous. Pair types (MPI_FLOAT_INT is a direct handle), derived types
+// and size-0 markers are not taken.
+[[gnu::always_inline]] inline int builtin_bytes(int count, MPI_Datatype type, int most) {
+  if ((uint32_t(type) >> 30) != 1 || count < 0) return -1;
+  const int64_t bytes = int64_t(count) * ((uint32_t(type) >> 8) & 0xff);
+  if (bytes > most || (bytes == 0 && count != 0)) return -1;
+  return int(bytes);
+}
+
 // A receive of this lane that needs more than counting (another epoch or mode, a failure):
 // the general completion finishes MPI_Waitall (requests.cpp).
 [[gnu::noinline]] int waitall_general(int n, Request *const reqs[], MPI_Request reals[],
@@ -57,10 +127,35 @@ constexpr int kMaxRequests = 64;                           // MPI_Waitall's arra
 
 }  // namespace fast
 
+[[gnu::always_inline]] inline bool fast_Send(const void *buf, int count, MPI_Datatype datatype,
+                                             int dest, int tag, MPI_Comm comm, int &rc) {
+  const int bytes = fast::builtin_bytes(count, datatype, int(piggyback::kBounceLimit));
+  if (comm != MPI_COMM_WORLD || bytes < 0 || !fast::quiet() || uint32_t(dest) >= uint32_t(rt().size))
+    return false;
+  ++g_depth;  // inside the layer while in MPICH
+  rc = fast::send(buf, bytes, dest, tag, SendMode::Standard, fast::kWorldPath);
+  --g_depth;
+  return true;
+}
+
+[[gnu::always_inline]] inline bool fast_Recv(void *buf, int count, MPI_Datatype datatype,
+                                             int source, int tag, MPI_Comm comm,
+                                             MPI_Status *status, int &rc) {
+  const int capacity = fast::builtin_bytes(count, datatype, int(piggyback::kBounceLimit));
+  if (comm != MPI_COMM_WORLD || capacity < 0 || !fast::quiet() || source == MPI_PROC_NULL)
+    return false;
+  MPI_Status ignored;
+  ++g_depth;
+  rc = fast::recv(buf, capacity, source, tag, status == MPI_STATUS_IGNORE ? ignored : *status,
+                  fast::kWorldPath);
+  --g_depth;
+  return true;
+}
+
 [[gnu::always_inline]] inline bool fast_Isend(const void *buf, int count, MPI_Datatype datatype,
                                               int dest, int tag, MPI_Comm comm,
                                               MPI_Request *request, int &rc) {
-  const int bytes = fast::payload_bytes(count, datatype);
+  const int bytes = fast::builtin_bytes(count, datatype, fast::kWire - piggyback::kHeaderBytes);
   if (comm != MPI_COMM_WORLD || bytes < 0 || !fast::quiet() || uint32_t(dest) >= uint32_t(rt().size))
     return false;
   Request *r;
@@ -88,7 +183,7 @@ constexpr int kMaxRequests = 64;                           // MPI_Waitall's arra
 [[gnu::always_inline]] inline bool fast_Irecv(void *buf, int count, MPI_Datatype datatype,
                                               int source, int tag, MPI_Comm comm,
                                               MPI_Request *request, int &rc) {
-  const int capacity = fast::payload_bytes(count, datatype);
+  const int capacity = fast::builtin_bytes(count, datatype, fast::kWire - piggyback::kHeaderBytes);
   if (comm != MPI_COMM_WORLD || capacity < 0 || !fast::quiet() || source == MPI_PROC_NULL)
     return false;
   Request *r;

@@ -13,26 +13,18 @@
 #include "messages/requests.hpp"
 #include "messages/split_transfer.hpp"
 #include "modes/epochs.hpp"
+#include "hooks/fast_paths.hpp"
 #include "mpi_hooks.hpp"
 #include "nondet/nondet.hpp"
 
 namespace c3::mpi {
 namespace {
 
-// Blocking messages of built-in types on an intracommunicator outside Restore that carry their
-// header inline (up to the bounce limit), the common case of latency-bound codes, go through a
-// bounce buffer on the stack with no table, map or allocation.
-constexpr int kStackBounce = int(piggyback::kBounceLimit) + piggyback::kHeaderBytes;
-
-// MPICH keeps a built-in type's size in bits 8-15 of its handle (kind bits 01); built-in types
-// are contiguous. Others (pair types like MPI_FLOAT_INT are direct handles, derived types) are not
-// taken here.
+// Messages of built-in types on an intracommunicator outside Restore that carry their header
+// inline (up to the bounce limit): the short paths of hooks/fast_paths.hpp.
 inline bool small_builtin(MPI_Datatype type, int count, int &bytes) {
-  if ((uint32_t(type) >> 30) != 1 || count < 0) return false;
-  int64_t b = int64_t(count) * ((uint32_t(type) >> 8) & 0xff);
-  if (b == 0 && count != 0) return false;  // a size-0 marker type
-  bytes = int(b);
-  return b <= kStackBounce - piggyback::kHeaderBytes;
+  bytes = fast::builtin_bytes(count, type, int(piggyback::kBounceLimit));
+  return bytes >= 0;
 }
 
 inline void describe(Request &r, const void *buf, int count, TypeArg type, int peer, int tag,
@@ -50,15 +42,8 @@ Request local_receive(void *buf, int count, TypeArg type, int source, int tag, C
   return r;
 }
 
-// The communicator of a call on the short path: MPICH's handle, and its members' ranks in
-// MPI_COMM_WORLD (null for MPI_COMM_WORLD itself, whose ranks need no translation).
-struct ShortPath {
-  MPI_Comm app, real;
-  const int *world;
-  int size;
-};
-
-inline int world_of(const ShortPath &p, int rank) { return p.world ? p.world[rank] : rank; }
+using fast::ShortPath;
+using fast::world_of;
 
 // Another intracommunicator c3 tracks: its members from the table.
 [[gnu::noinline]] bool short_path_other(CommArg comm, ShortPath &p) {
@@ -76,76 +61,6 @@ inline bool short_path(CommArg comm, ShortPath &p) {
     return true;
   }
   return short_path_other(comm, p);
-}
-
-// The fast paths below run for every small message of a latency-bound code: they stay small
-// enough to keep their values in registers, and everything unusual leaves them through a call.
-[[gnu::always_inline]] inline int fast_send(const void *buf, int bytes, int dest, int tag,
-                                            SendMode mode, const ShortPath &p) {
-  char wire[kStackBounce];
-  const int32_t header = outgoing_header();
-  std::memcpy(wire, &header, piggyback::kHeaderBytes);
-  piggyback::copy_small(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
-  ++state().sent[size_t(world_of(p, dest))];
-  const int n = piggyback::kHeaderBytes + bytes;
-  if (mode == SendMode::Standard && !split::must_poll())
-    return PMPI_Send(wire, n, MPI_BYTE, dest, tag, p.real);
-  return split::send_blocking(wire, n, MPI_BYTE, dest, tag, p.real, mode);
-}
-
-// What fast_recv leaves to a call: a message without the plain inline header (a split header,
-// or none at all) in `wire`, already received with status `s` (the caller's own, or a local one).
-[[gnu::noinline]] int fast_recv_unusual(void *buf, int capacity, int source, int tag,
-                                        MPI_Status &s, const char *wire, uint64_t posting,
-                                        const ShortPath &p) {
-  if (status_bytes(s) == piggyback::kSplitHeaderBytes) {
-    // A large message for a small buffer: its payload is received (and truncated) as MPI would.
-    Request r = local_receive(buf, capacity, TypeArg{MPI_BYTE, MPI_BYTE}, source, tag,
-                              CommArg{p.app, p.real}, posting);
-    r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));
-    const int error = s.MPI_ERROR;  // not written by MPICH's MPI_Recv: the program's, or garbage
-    s.MPI_ERROR = MPI_SUCCESS;
-    finish_blocking(r, s);
-    const bool truncated = s.MPI_ERROR == MPI_ERR_TRUNCATE;
-    s.MPI_ERROR = error;  // MPI_Recv returns its error, as MPICH's does
-    return truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-  }
-  piggyback::headerless_arrival(s);
-}
-
-// A received message that is not intra-epoch in Run mode: the protocol may log or count it.
-[[gnu::noinline]] void fast_recv_noted(void *buf, int64_t bytes, int source, int tag,
-                                       const MPI_Status &s, int32_t header, uint64_t posting,
-                                       MPI_Comm comm) {
-  settle_earlier_wildcards(comm, posting, s.MPI_SOURCE, s.MPI_TAG);
-  message_received(comm, s.MPI_SOURCE, s.MPI_TAG, header, buf, MPI_BYTE, bytes,
-                   source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG, posting);
-}
-
-[[gnu::always_inline]] inline int fast_recv(void *buf, int capacity, int source, int tag,
-                                            MPI_Status *status, const ShortPath &p) {
-  ProtocolState &st = state();
-  char wire[kStackBounce];
-  const uint64_t posting = st.next_posting++;
-  MPI_Status &s = *status;  // the wrapper gives one for MPI_STATUS_IGNORE
-  const int wire_capacity = piggyback::kHeaderBytes + capacity;
-  int rc = split::must_poll()
-               ? split::recv_blocking(wire, wire_capacity, MPI_BYTE, source, tag, p.real, s)
-               : PMPI_Recv(wire, wire_capacity, MPI_BYTE, source, tag, p.real, &s);
-  if (rc != MPI_SUCCESS) message_failed(rc);  // its header did not arrive
-  // At most kStackBounce bytes came: the count's high part in the status is zero.
-  static_assert(kStackBounce < (1 << 30));
-  const int bytes = s.count_lo - piggyback::kHeaderBytes;
-  if (bytes < 0) return fast_recv_unusual(buf, capacity, source, tag, s, wire, posting, p);
-  int32_t header;
-  std::memcpy(&header, wire, piggyback::kHeaderBytes);
-  piggyback::copy_small(buf, wire + piggyback::kHeaderBytes, size_t(bytes));
-  s.count_lo = bytes;
-  if (intra_epoch_in_run_mode(header))
-    ++st.received[st.epoch & 3][size_t(world_of(p, s.MPI_SOURCE))];  // intra-epoch, nothing to log
-  else
-    fast_recv_noted(buf, bytes, source, tag, s, header, posting, p.app);
-  return MPI_SUCCESS;
 }
 
 // The request behind `h` was just started with result `rc`: on failure it is freed again.
@@ -212,7 +127,7 @@ MPI_Request make_recv(void *buf, int count, TypeArg type, int source, int tag, C
   ShortPath p;
   if (mode != SendMode::Buffered && small_builtin(type.real, count, bytes) &&
       short_path(comm, p) && dest >= 0 && dest < p.size)
-    return fast_send(buf, bytes, dest, tag, mode, p);
+    return fast::send(buf, bytes, dest, tag, mode, p);
   return blocking_send_general(buf, count, type, dest, tag, comm, mode);
 }
 
@@ -412,7 +327,7 @@ int on_Recv(void *buf, int count, TypeArg datatype, int source, int tag, CommArg
   int capacity = 0;
   ShortPath p;
   if (small_builtin(datatype.real, count, capacity) && short_path(comm, p))
-    return fast_recv(buf, capacity, source, tag, status, p);
+    return fast::recv(buf, capacity, source, tag, *status, p);
   return blocking_recv_general(buf, count, datatype, source, tag, comm, status);
 }
 
@@ -532,6 +447,32 @@ int on_Probe(int source, int tag, CommArg comm, MPI_Status *status) noexcept {
 
 int on_Iprobe(int source, int tag, CommArg comm, int *flag, MPI_Status *status) noexcept {
   return probe(source, tag, comm, false, flag, status);
+}
+
+int fast::recv_unusual(void *buf, int capacity, int source, int tag, MPI_Status &s,
+                       const char *wire, uint64_t posting, const ShortPath &p) {
+  Entry entry;  // the wrapper's inline path has none of its own
+  if (status_bytes(s) == piggyback::kSplitHeaderBytes) {
+    // A large message for a small buffer: its payload is received (and truncated) as MPI would.
+    Request r = local_receive(buf, capacity, TypeArg{MPI_BYTE, MPI_BYTE}, source, tag,
+                              CommArg{p.app, p.real}, posting);
+    r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));
+    const int error = s.MPI_ERROR;  // not written by MPICH's MPI_Recv: the program's, or garbage
+    s.MPI_ERROR = MPI_SUCCESS;
+    finish_blocking(r, s);
+    const bool truncated = s.MPI_ERROR == MPI_ERR_TRUNCATE;
+    s.MPI_ERROR = error;  // MPI_Recv returns its error, as MPICH's does
+    return truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  }
+  piggyback::headerless_arrival(s);
+}
+
+void fast::recv_noted(void *buf, int64_t bytes, int source, int tag, const MPI_Status &s,
+                      int32_t header, uint64_t posting, MPI_Comm comm) {
+  Entry entry;
+  settle_earlier_wildcards(comm, posting, s.MPI_SOURCE, s.MPI_TAG);
+  message_received(comm, s.MPI_SOURCE, s.MPI_TAG, header, buf, MPI_BYTE, bytes,
+                   source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG, posting);
 }
 
 }  // namespace c3::mpi
