@@ -4,10 +4,11 @@
 //   * MPI_Send and MPI_Recv of up to 8 KiB: the message with its header goes through a bounce
 //     buffer on the stack, no request-table entry, the receive lands in the caller's status
 //     (the hooks take the same way, fast::send / fast::recv, on other intracommunicators);
-//   * MPI_Isend and MPI_Irecv of up to 60 bytes, and MPI_Waitall over such requests only: the
-//     message travels in the request's own 64-byte bounce buffer; the request takes a table
-//     slot from those this lane freed before, of which only the fields the lane writes differ
-//     from a reset entry, and gives it back the same way (requests.hpp: take_small_slot).
+//   * MPI_Isend and MPI_Irecv of up to 8 KiB, and MPI_Waitall over such requests only: the
+//     message travels in the request's own bounce buffer (64 bytes kept by the slot, larger ones
+//     from spares per size class); the request takes a table slot from those this lane freed
+//     before, of which only the fields the lane writes differ from a reset entry, and gives it
+//     back the same way (requests.hpp: take_small_slot).
 // Anything else, and every request of the lane once another call looks at it, takes the hooks'
 // way. Each fast_X returns whether it handled the call, its result in `rc`; everything unusual
 // leaves these paths through a call, so they keep their values in registers.
@@ -27,8 +28,7 @@ namespace c3::mpi {
 namespace fast {
 
 constexpr int kStackBounce = int(piggyback::kBounceLimit) + piggyback::kHeaderBytes;
-constexpr int kWire = int(BounceBuffer::kSmallCapacity);  // header + payload
-constexpr int kMaxRequests = 64;                           // MPI_Waitall's arrays on the stack
+constexpr int kMaxRequests = 64;  // MPI_Waitall's arrays on the stack
 
 // Outermost call, Run mode, no checkpoint in progress, no orphaned requests, no restart's
 // suppressions: the hooks would do nothing but the message itself.
@@ -42,8 +42,7 @@ constexpr int kMaxRequests = 64;                           // MPI_Waitall's arra
                                             MPI_Datatype type, int peer, int tag, int wire) {
   describe_message(r, buf, count, type, type, peer, tag, MPI_COMM_WORLD, MPI_COMM_WORLD);
   r.small = true;
-  if (r.bounce.capacity() < size_t(kWire)) r.bounce.resize(size_t(kWire));
-  r.bounce.resize(size_t(wire));
+  piggyback::size_bounce(r, size_t(wire));
 }
 
 // The communicator of a blocking call on the short path: MPICH's handle, and its members'
@@ -155,7 +154,7 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
 [[gnu::always_inline]] inline bool fast_Isend(const void *buf, int count, MPI_Datatype datatype,
                                               int dest, int tag, MPI_Comm comm,
                                               MPI_Request *request, int &rc) {
-  const int bytes = fast::builtin_bytes(count, datatype, fast::kWire - piggyback::kHeaderBytes);
+  const int bytes = fast::builtin_bytes(count, datatype, int(piggyback::kBounceLimit));
   if (comm != MPI_COMM_WORLD || bytes < 0 || !fast::quiet() || uint32_t(dest) >= uint32_t(rt().size))
     return false;
   Request *r;
@@ -183,7 +182,7 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
 [[gnu::always_inline]] inline bool fast_Irecv(void *buf, int count, MPI_Datatype datatype,
                                               int source, int tag, MPI_Comm comm,
                                               MPI_Request *request, int &rc) {
-  const int capacity = fast::builtin_bytes(count, datatype, fast::kWire - piggyback::kHeaderBytes);
+  const int capacity = fast::builtin_bytes(count, datatype, int(piggyback::kBounceLimit));
   if (comm != MPI_COMM_WORLD || capacity < 0 || !fast::quiet() || source == MPI_PROC_NULL)
     return false;
   Request *r;
@@ -219,9 +218,7 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
     if (handles[i] == MPI_REQUEST_NULL) continue;
     if ((h & ~kIndexMask) != kRequestType || index - 1 >= state().requests.size()) return false;
     Request &r = state().requests[index - 1];
-    // (A small message of the hooks' path above 60 bytes has a spare bounce buffer to give back.)
-    if (!r.small || r.done || r.kind == Request::Kind::Free || r.bounce.capacity() > size_t(fast::kWire))
-      return false;
+    if (!r.small || r.done || r.kind == Request::Kind::Free) return false;
     reqs[n] = &r;
     reals[n++] = r.real;
     receives |= r.kind == Request::Kind::Recv;
@@ -235,8 +232,8 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   ++g_depth;
   rc = n > 0 ? PMPI_Waitall(n, reals, wanted) : MPI_SUCCESS;
   --g_depth;
-  // Every receive must be of this epoch in Run mode with the header inline (the lane's messages
-  // are small, so a split header means a truncated large message).
+  // Every receive must be of this epoch in Run mode with the header inline (a small receive
+  // that gets a split header was sent a large message: truncated, the general path says so).
   const int32_t plain = piggyback::make_header(state().epoch, false);
   bool general = rc != MPI_SUCCESS;
   for (int k = 0; k < n && !general; ++k)
@@ -260,7 +257,7 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
     Request &r = *reqs[k];
     MPI_Status &s = reported[k++];
     if (r.kind == Request::Kind::Recv) {
-      const int bytes = s.count_lo - piggyback::kHeaderBytes;  // at most 64 bytes came
+      const int bytes = s.count_lo - piggyback::kHeaderBytes;  // at most 8 KiB came
       piggyback::copy_small(reinterpret_cast<void *>(r.buf),
                             r.bounce.data() + piggyback::kHeaderBytes, size_t(bytes));
       ++received[size_t(s.MPI_SOURCE)];

@@ -186,9 +186,6 @@ void grow_bounce(Request &r, size_t n) {
   r.bounce.resize(n);
 }
 
-namespace {
-
-// A bounce above the small size goes back to its class's spares (or is freed).
 void return_bounce(BounceBuffer &b) {
   if (b.capacity() <= BounceBuffer::kSmallCapacity) return;
   size_t capacity = 0;
@@ -198,8 +195,6 @@ void return_bounce(BounceBuffer &b) {
   else
     b.release();
 }
-
-}  // namespace
 
 bool contiguous(MPI_Datatype type) { return type_info(type).contiguous; }
 

@@ -83,6 +83,8 @@ enum class Arrival {
 Arrival finish_recv(Request &r, MPI_Status &st, int32_t &header);
 // Gives r a bounce buffer of n bytes' size class (a spare one if there is).
 void grow_bounce(Request &r, size_t n);
+// A bounce above the small size goes back to its class's spares (or is freed).
+void return_bounce(BounceBuffer &b);
 // Sizes r's bounce buffer to n bytes (kHeaderBytes + kBounceLimit at most), reusing a spare
 // one of its size class. Inline: every small message sizes one.
 inline void size_bounce(Request &r, size_t n) {

@@ -9,6 +9,7 @@
 
 #include "handles/handle_args.hpp"
 #include "layer/layer.hpp"
+#include "messages/piggyback.hpp"
 #include "state/protocol_state.hpp"
 
 namespace c3::mpi {
@@ -56,8 +57,10 @@ MPI_Request new_request_elsewhere(Request::Kind kind, Request **out);
   *out = &r;
   return request_handle(index);
 }
-// Gives a finished small-lane entry back: only what marks it free and idle is reset.
+// Gives a finished small-lane entry back: only what marks it free and idle is reset, and a
+// bounce buffer above the 64 bytes a slot keeps goes back to the spares.
 [[gnu::always_inline]] inline void release_small_slot(Request &r, MPI_Request &handle) {
+  if (r.bounce.capacity() > BounceBuffer::kSmallCapacity) piggyback::return_bounce(r.bounce);
   r.kind = Request::Kind::Free;
   r.active = false;
   r.small = false;
