@@ -218,7 +218,9 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
     if (handles[i] == MPI_REQUEST_NULL) continue;
     if ((h & ~kIndexMask) != kRequestType || index - 1 >= state().requests.size()) return false;
     Request &r = state().requests[index - 1];
-    if (!r.small || r.done || r.kind == Request::Kind::Free) return false;
+    // (The hooks' small messages on other communicators count their source's world rank.)
+    if (!r.small || r.done || r.kind == Request::Kind::Free || r.comm != MPI_COMM_WORLD)
+      return false;
     reqs[n] = &r;
     reals[n++] = r.real;
     receives |= r.kind == Request::Kind::Recv;

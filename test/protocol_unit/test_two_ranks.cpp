@@ -301,6 +301,25 @@ TEST_CASE("two ranks: the small-message lane (MPI_Isend, MPI_Irecv, MPI_Waitall 
     complete_orphans(true);
   }
 
+  SECTION("small messages on a communicator whose ranks are the world's reversed") {
+    MPI_Comm reversed;
+    REQUIRE(MPI_Comm_split(MPI_COMM_WORLD, 0, -me, &reversed) == MPI_SUCCESS);
+    int mine = -1;
+    MPI_Comm_rank(reversed, &mine);
+    REQUIRE(mine == 1 - me);
+    int in = -1, out = 100 + me;
+    MPI_Request r[2];
+    const uint64_t received_before = st.received[size_t(colour)][size_t(peer)];
+    REQUIRE(MPI_Irecv(&in, 1, MPI_INT, me, kTagBase + 75, reversed, &r[0]) == MPI_SUCCESS);
+    REQUIRE(MPI_Isend(&out, 1, MPI_INT, me, kTagBase + 75, reversed, &r[1]) == MPI_SUCCESS);
+    MPI_Status s[2];
+    REQUIRE(MPI_Waitall(2, r, s) == MPI_SUCCESS);
+    CHECK(in == 100 + peer);
+    CHECK(s[0].MPI_SOURCE == me);  // the peer's rank in `reversed`
+    CHECK(st.received[size_t(colour)][size_t(peer)] == received_before + 1);  // by world rank
+    REQUIRE(MPI_Comm_free(&reversed) == MPI_SUCCESS);
+  }
+
   SECTION("a message of the next epoch leaves the lane for the general completion") {
     // Rank 0 has taken checkpoint 1 already (Run mode again): its messages are early for rank 1.
     int in = -1, out = 42;
