@@ -28,8 +28,17 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
   // All at once, so the payload of every split message is posted as soon as its header is in.
   // The MPICH requests are read again each round: completing one request may settle another's
   // header (split::settle_earlier_receives), which gives that one a new MPICH request.
-  if (wait_all_small(count, array_of_requests, array_of_statuses)) return MPI_SUCCESS;
   RequestBatch &batch = request_batch();
+  if (count > 0) {
+    batch.small_reqs.resize(size_t(count));
+    batch.small_reals.resize(size_t(count));
+    batch.small_reported.resize(size_t(count));
+    int rc = MPI_SUCCESS;
+    if (wait_all_small(count, array_of_requests, array_of_statuses, batch.small_reqs.data(),
+                       batch.small_reals.data(), batch.small_reported.data(),
+                       rc) == SmallWait::Done)
+      return rc;
+  }
   batch.gather(count, array_of_requests);
   for (;;) {
     for (Request *r : batch.pending)

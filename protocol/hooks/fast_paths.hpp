@@ -20,6 +20,7 @@
 #include "layer/layer.hpp"
 #include "messages/piggyback.hpp"
 #include "messages/requests.hpp"
+#include "messages/small_completion.hpp"
 #include "messages/split_transfer.hpp"
 #include "modes/epochs.hpp"
 
@@ -41,6 +42,7 @@ constexpr int kMaxRequests = 64;  // MPI_Waitall's arrays on the stack
 [[gnu::always_inline]] inline void describe(Request &r, const void *buf, int count,
                                             MPI_Datatype type, int peer, int tag, int wire) {
   describe_message(r, buf, count, type, type, peer, tag, MPI_COMM_WORLD, MPI_COMM_WORLD);
+  r.send_mode = SendMode::Standard;  // a slot the hooks' small path gave back may hold another
   r.small = true;
   piggyback::size_bounce(r, size_t(wire));
 }
@@ -118,11 +120,9 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   return int(bytes);
 }
 
-// A receive of this lane that needs more than counting (another epoch or mode, a failure):
-// the general completion finishes MPI_Waitall (requests.cpp).
-[[gnu::noinline]] int waitall_general(int n, Request *const reqs[], MPI_Request reals[],
-                                      MPI_Status reported[], int rc, int count,
-                                      MPI_Request handles[], MPI_Status statuses[]);
+// The rest of an MPI_Waitall whose small messages were handed to the general completion
+// (SmallWait::General): the hook's loop, inside the layer (messages/small_completion.cpp).
+[[gnu::noinline]] int waitall_general(int count, MPI_Request handles[], MPI_Status statuses[]);
 
 }  // namespace fast
 
@@ -207,72 +207,16 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
 
 [[gnu::always_inline]] inline bool fast_Waitall(int count, MPI_Request handles[],
                                                 MPI_Status statuses[], int &rc) {
-  if (uint32_t(count) > uint32_t(fast::kMaxRequests) || !fast::quiet() || split::must_poll())
-    return false;
+  if (uint32_t(count) > uint32_t(fast::kMaxRequests) || !fast::quiet()) return false;
   Request *reqs[fast::kMaxRequests];
   MPI_Request reals[fast::kMaxRequests];
-  int n = 0;
-  bool receives = false;
-  for (int i = 0; i < count; ++i) {
-    const uint32_t h = uint32_t(handles[i]), index = h & kIndexMask;
-    if (handles[i] == MPI_REQUEST_NULL) continue;
-    if ((h & ~kIndexMask) != kRequestType || index - 1 >= state().requests.size()) return false;
-    Request &r = state().requests[index - 1];
-    // (The hooks' small messages on other communicators count their source's world rank.)
-    if (!r.small || r.done || r.kind == Request::Kind::Free || r.comm != MPI_COMM_WORLD)
-      return false;
-    reqs[n] = &r;
-    reals[n++] = r.real;
-    receives |= r.kind == Request::Kind::Recv;
-  }
   MPI_Status reported[fast::kMaxRequests];
-  MPI_Status *wanted = MPI_STATUSES_IGNORE;
-  if (receives || statuses != MPI_STATUSES_IGNORE) {
-    for (int k = 0; k < n; ++k) reported[k].MPI_ERROR = MPI_SUCCESS;  // MPICH sets it on errors
-    wanted = reported;
+  switch (wait_all_small(count, handles, statuses, reqs, reals, reported, rc)) {
+    case SmallWait::NotSmall: return false;
+    case SmallWait::Done: return true;
+    case SmallWait::General: break;
   }
-  ++g_depth;
-  rc = n > 0 ? PMPI_Waitall(n, reals, wanted) : MPI_SUCCESS;
-  --g_depth;
-  // Every receive must be of this epoch in Run mode with the header inline (a small receive
-  // that gets a split header was sent a large message: truncated, the general path says so).
-  const int32_t plain = piggyback::make_header(state().epoch, false);
-  bool general = rc != MPI_SUCCESS;
-  for (int k = 0; k < n && !general; ++k)
-    if (reqs[k]->kind == Request::Kind::Recv) {
-      int32_t header;
-      std::memcpy(&header, reqs[k]->bounce.data(), piggyback::kHeaderBytes);
-      general = reported[k].count_lo < piggyback::kHeaderBytes || (header & ~4) != plain;
-    }
-  if (general) {
-    rc = fast::waitall_general(n, reqs, reals, wanted, rc, count, handles, statuses);
-    return true;
-  }
-  auto &received = state().received[state().epoch & 3];
-  int k = 0;
-  for (int i = 0; i < count; ++i) {
-    MPI_Status *to = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-    if (handles[i] == MPI_REQUEST_NULL) {
-      empty_status(to);
-      continue;
-    }
-    Request &r = *reqs[k];
-    MPI_Status &s = reported[k++];
-    if (r.kind == Request::Kind::Recv) {
-      const int bytes = s.count_lo - piggyback::kHeaderBytes;  // at most 8 KiB came
-      piggyback::copy_small(reinterpret_cast<void *>(r.buf),
-                            r.bounce.data() + piggyback::kHeaderBytes, size_t(bytes));
-      ++received[size_t(s.MPI_SOURCE)];
-      if (to != MPI_STATUS_IGNORE) {
-        s.count_lo = bytes;
-        *to = s;  // MPI_Waitall sets MPI_ERROR of every status it fills
-      }
-    } else if (to != MPI_STATUS_IGNORE) {
-      set_send_status(*to, s);
-      to->MPI_ERROR = s.MPI_ERROR;
-    }
-    release_small_slot(r, handles[i]);
-  }
+  rc = fast::waitall_general(count, handles, statuses);
   return true;
 }
 

@@ -115,6 +115,10 @@ struct RequestBatch {
   std::vector<MPI_Request> reals;
   std::vector<int> indices;
   std::vector<MPI_Status> statuses;
+  // wait_all_small's arrays when MPI_Waitall's hook calls it (it hands over into those above).
+  std::vector<Request *> small_reqs;
+  std::vector<MPI_Request> small_reals;
+  std::vector<MPI_Status> small_reported;
   size_t awaiting_here = 0;  // pending receives that may get a split header
 
   // The active, not yet complete requests among `handles` (MPI_REQUEST_NULL skipped).

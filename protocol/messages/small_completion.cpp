@@ -24,52 +24,50 @@ inline bool plain_arrival(const Request &r, const MPI_Status &st) {
   return intra_epoch_in_run_mode(header);
 }
 
-// The entry goes back to the free slots, as free_request leaves it.
-inline void free_small(Request &r, MPI_Request &handle) {
-  if (r.bounce.capacity() > BounceBuffer::kSmallCapacity) piggyback::release(r);
-  r.reset();
-  g_free_slots.push_back((uint32_t(handle) & kIndexMask) - 1);
-  handle = MPI_REQUEST_NULL;
-}
-
 }  // namespace
 
-bool wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]) {
-  if (split::must_poll()) return false;  // a receive elsewhere may need its payload posted
-  RequestBatch &batch = request_batch();
-  batch.pending.clear();
-  batch.reals.clear();
+SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[], Request *reqs[],
+                         MPI_Request reals[], MPI_Status reported[], int &rc) {
+  if (split::must_poll()) return SmallWait::NotSmall;  // a receive elsewhere may need its payload
+  int n = 0;
   bool receives = false;
   for (int i = 0; i < count; ++i) {
     if (handles[i] == MPI_REQUEST_NULL) continue;
-    Request &r = request_of(handles[i]);
-    if (!r.small || r.done) return false;  // small and not done: its MPICH request is live
-    batch.pending.push_back(&r);
-    batch.reals.push_back(r.real);
+    // An invalid handle is the general path's to report (the inline path has no Entry).
+    const uint32_t h = uint32_t(handles[i]), index = h & kIndexMask;
+    if ((h & ~kIndexMask) != kRequestType || index - 1 >= state().requests.size())
+      return SmallWait::NotSmall;
+    Request &r = state().requests[index - 1];
+    // Small and not done: its MPICH request is live.
+    if (!r.small || r.done || r.kind == Request::Kind::Free) return SmallWait::NotSmall;
+    reqs[n] = &r;
+    reals[n++] = r.real;
     receives |= r.kind == Request::Kind::Recv;
   }
-  const int n = int(batch.reals.size());
-  MPI_Status *reported = MPI_STATUSES_IGNORE;
+  MPI_Status *wanted = MPI_STATUSES_IGNORE;
   if (receives || statuses != MPI_STATUSES_IGNORE) {
-    batch.statuses.resize(size_t(n));
-    for (MPI_Status &s : batch.statuses) s.MPI_ERROR = MPI_SUCCESS;  // MPICH sets it on errors
-    reported = batch.statuses.data();
+    for (int k = 0; k < n; ++k) reported[k].MPI_ERROR = MPI_SUCCESS;  // MPICH sets it on errors
+    wanted = reported;
   }
-  const int rc = n > 0 ? PMPI_Waitall(n, batch.reals.data(), reported) : MPI_SUCCESS;
-  if (rc != MPI_SUCCESS && reported == MPI_STATUSES_IGNORE) message_failed(rc);  // sends only
+  ++g_depth;  // inside the layer while in MPICH (the wrapper's inline path has no Entry)
+  rc = n > 0 ? PMPI_Waitall(n, reals, wanted) : MPI_SUCCESS;
+  --g_depth;
+  if (rc != MPI_SUCCESS && wanted == MPI_STATUSES_IGNORE) message_failed(rc);  // sends only
 
   // MPICH freed every request (unless one failed). Any receive that needs more than counting
   // goes to the general path, with all the others (it completes them in posting order).
-  for (int k = 0; k < n; ++k) {
-    const Request &r = *batch.pending[size_t(k)];
+  for (int k = 0; k < n; ++k)
     if (rc != MPI_SUCCESS ||
-        (r.kind == Request::Kind::Recv && !plain_arrival(r, batch.statuses[size_t(k)]))) {
+        (reqs[k]->kind == Request::Kind::Recv && !plain_arrival(*reqs[k], reported[k]))) {
+      RequestBatch &batch = request_batch();
+      batch.pending.assign(reqs, reqs + n);
+      batch.reals.assign(reals, reals + n);
+      batch.statuses.assign(reported, reported + n);
       batch.indices.resize(size_t(n));
       for (int j = 0; j < n; ++j) batch.indices[size_t(j)] = j;
       batch.complete_waitall(rc);
-      return false;
+      return SmallWait::General;
     }
-  }
 
   ProtocolState &st = state();
   auto &received = st.received[st.epoch & 3];
@@ -80,41 +78,30 @@ bool wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]) {
       empty_status(to);
       continue;
     }
-    Request &r = *batch.pending[size_t(k)];
+    Request &r = *reqs[k];
+    MPI_Status &s = reported[k++];  // reported when it is a receive or statuses are wanted
     if (r.kind == Request::Kind::Recv) {
-      MPI_Status &s = batch.statuses[size_t(k)];  // reported: the call has a receive
       // At most a bounce's bytes came: the count's high part is zero.
       const int bytes = s.count_lo - piggyback::kHeaderBytes;
       piggyback::copy_small(reinterpret_cast<void *>(r.buf),
                             r.bounce.data() + piggyback::kHeaderBytes, size_t(bytes));
-      s.count_lo = bytes;
       const int source = r.comm == MPI_COMM_WORLD ? s.MPI_SOURCE : world_rank_of(r.comm, s.MPI_SOURCE);
       ++received[size_t(source)];
-      copy_status_out(to, s);
-      waitall_status_error(to, s);
+      if (to != MPI_STATUS_IGNORE) {
+        s.count_lo = bytes;
+        *to = s;  // MPI_Waitall sets MPI_ERROR of every status it fills
+      }
     } else if (to != MPI_STATUS_IGNORE) {
-      const MPI_Status &s = batch.statuses[size_t(k)];  // reported: the program wants statuses
       set_send_status(*to, s);
-      waitall_status_error(to, s);
+      to->MPI_ERROR = s.MPI_ERROR;
     }
-    free_small(r, handles[i]);
-    ++k;
+    release_small_slot(r, handles[i]);
   }
-  return true;
+  return SmallWait::Done;
 }
 
-int fast::waitall_general(int n, Request *const reqs[], MPI_Request reals[],
-                          MPI_Status reported[], int rc, int count, MPI_Request handles[],
-                          MPI_Status statuses[]) {
+int fast::waitall_general(int count, MPI_Request handles[], MPI_Status statuses[]) {
   Entry entry;
-  if (rc != MPI_SUCCESS && reported == MPI_STATUSES_IGNORE) message_failed(rc);  // sends only
-  RequestBatch &batch = request_batch();
-  batch.pending.assign(reqs, reqs + n);
-  batch.reals.assign(reals, reals + n);
-  batch.statuses.assign(reported, reported + n);
-  batch.indices.resize(size_t(n));
-  for (int j = 0; j < n; ++j) batch.indices[size_t(j)] = j;
-  batch.complete_waitall(rc);
   return on_Waitall(count, handles, statuses);  // hands out what is complete, waits for the rest
 }
 
