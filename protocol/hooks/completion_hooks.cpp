@@ -33,11 +33,14 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
     batch.small_reqs.resize(size_t(count));
     batch.small_reals.resize(size_t(count));
     batch.small_reported.resize(size_t(count));
+    SmallRequests small{batch.small_reqs.data(), batch.small_reals.data(),
+                        batch.small_reported.data()};
     int rc = MPI_SUCCESS;
-    if (wait_all_small(count, array_of_requests, array_of_statuses, batch.small_reqs.data(),
-                       batch.small_reals.data(), batch.small_reported.data(),
-                       rc) == SmallWait::Done)
-      return rc;
+    switch (wait_all_small(count, array_of_requests, array_of_statuses, small, rc)) {
+      case SmallWait::NotSmall: break;
+      case SmallWait::Done: return rc;
+      case SmallWait::General: hand_to_general(small, rc); break;
+    }
   }
   batch.gather(count, array_of_requests);
   for (;;) {

@@ -120,9 +120,11 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   return int(bytes);
 }
 
-// The rest of an MPI_Waitall whose small messages were handed to the general completion
-// (SmallWait::General): the hook's loop, inside the layer (messages/small_completion.cpp).
-[[gnu::noinline]] int waitall_general(int count, MPI_Request handles[], MPI_Status statuses[]);
+// The rest of an MPI_Waitall whose small messages need the general completion
+// (SmallWait::General): inside an Entry, the hand-over and the hook's loop
+// (messages/small_completion.cpp).
+[[gnu::noinline]] int waitall_general(int count, MPI_Request handles[], MPI_Status statuses[],
+                                      const SmallRequests &small, int rc);
 
 }  // namespace fast
 
@@ -211,12 +213,13 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   Request *reqs[fast::kMaxRequests];
   MPI_Request reals[fast::kMaxRequests];
   MPI_Status reported[fast::kMaxRequests];
-  switch (wait_all_small(count, handles, statuses, reqs, reals, reported, rc)) {
+  SmallRequests small{reqs, reals, reported};
+  switch (wait_all_small(count, handles, statuses, small, rc)) {
     case SmallWait::NotSmall: return false;
     case SmallWait::Done: return true;
     case SmallWait::General: break;
   }
-  rc = fast::waitall_general(count, handles, statuses);
+  rc = fast::waitall_general(count, handles, statuses, small, rc);
   return true;
 }
 

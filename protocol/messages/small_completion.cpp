@@ -26,8 +26,11 @@ inline bool plain_arrival(const Request &r, const MPI_Status &st) {
 
 }  // namespace
 
-SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[], Request *reqs[],
-                         MPI_Request reals[], MPI_Status reported[], int &rc) {
+SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[],
+                         SmallRequests &small, int &rc) {
+  Request **const reqs = small.reqs;
+  MPI_Request *const reals = small.reals;
+  MPI_Status *const reported = small.reported;
   if (split::must_poll()) return SmallWait::NotSmall;  // a receive elsewhere may need its payload
   int n = 0;
   bool receives = false;
@@ -52,22 +55,15 @@ SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]
   ++g_depth;  // inside the layer while in MPICH (the wrapper's inline path has no Entry)
   rc = n > 0 ? PMPI_Waitall(n, reals, wanted) : MPI_SUCCESS;
   --g_depth;
-  if (rc != MPI_SUCCESS && wanted == MPI_STATUSES_IGNORE) message_failed(rc);  // sends only
+  small.n = n;
+  small.statuses_reported = wanted != MPI_STATUSES_IGNORE;
 
   // MPICH freed every request (unless one failed). Any receive that needs more than counting
   // goes to the general path, with all the others (it completes them in posting order).
   for (int k = 0; k < n; ++k)
     if (rc != MPI_SUCCESS ||
-        (reqs[k]->kind == Request::Kind::Recv && !plain_arrival(*reqs[k], reported[k]))) {
-      RequestBatch &batch = request_batch();
-      batch.pending.assign(reqs, reqs + n);
-      batch.reals.assign(reals, reals + n);
-      batch.statuses.assign(reported, reported + n);
-      batch.indices.resize(size_t(n));
-      for (int j = 0; j < n; ++j) batch.indices[size_t(j)] = j;
-      batch.complete_waitall(rc);
+        (reqs[k]->kind == Request::Kind::Recv && !plain_arrival(*reqs[k], reported[k])))
       return SmallWait::General;
-    }
 
   ProtocolState &st = state();
   auto &received = st.received[st.epoch & 3];
@@ -100,8 +96,21 @@ SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]
   return SmallWait::Done;
 }
 
-int fast::waitall_general(int count, MPI_Request handles[], MPI_Status statuses[]) {
+void hand_to_general(const SmallRequests &small, int rc) {
+  if (rc != MPI_SUCCESS && !small.statuses_reported) message_failed(rc);  // sends only
+  RequestBatch &batch = request_batch();
+  batch.pending.assign(small.reqs, small.reqs + small.n);
+  batch.reals.assign(small.reals, small.reals + small.n);
+  batch.statuses.assign(small.reported, small.reported + small.n);
+  batch.indices.resize(size_t(small.n));
+  for (int j = 0; j < small.n; ++j) batch.indices[size_t(j)] = j;
+  batch.complete_waitall(rc);
+}
+
+int fast::waitall_general(int count, MPI_Request handles[], MPI_Status statuses[],
+                          const SmallRequests &small, int rc) {
   Entry entry;
+  hand_to_general(small, rc);
   return on_Waitall(count, handles, statuses);  // hands out what is complete, waits for the rest
 }
 

@@ -16,13 +16,25 @@ enum class SmallWait {
              // post a payload meanwhile): nothing was done
   Done,      // every request completed and handed out; `rc` is MPI_Waitall's result
   General,   // completed in MPICH, but one needs more than counting (a message of another epoch
-             // or mode, a split header, a failure): all were handed to the general completion,
-             // whose MPI_Waitall loop finishes the call
+             // or mode, a split header, a failure): the caller hands them over inside its Entry
+             // (hand_to_general), then MPI_Waitall's general loop finishes the call
 };
 
-// `reqs`, `reals` and `reported` have room for `count` entries (the caller's: the stack, or a
-// batch's arrays).
-SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[], Request *reqs[],
-                         MPI_Request reals[], MPI_Status reported[], int &rc);
+// The small requests of one MPI_Waitall: arrays with room for `count` entries (the caller's: the
+// wrapper's stack, or the hook's batch), `n` of them used.
+struct SmallRequests {
+  Request **reqs;
+  MPI_Request *reals;
+  MPI_Status *reported;
+  int n = 0;
+  bool statuses_reported = false;  // MPICH filled `reported` (there is a receive, or the
+                                   // program wants statuses)
+};
+
+SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[],
+                         SmallRequests &small, int &rc);
+// After SmallWait::General: the requests, done in MPICH with result `rc`, go to the general
+// completion (a failed call of sends only ends the job with MPI's reason).
+void hand_to_general(const SmallRequests &small, int rc);
 
 }  // namespace c3::mpi
