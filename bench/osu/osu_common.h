@@ -100,6 +100,14 @@ static inline void osu_parse_options(const char *program, int argc, char **argv,
   }
 }
 
+/* Whether the command line gives one of the options in `letters` (a model program's defaults
+ * differ from osu_parse_options' where it does not). */
+static inline int osu_option_given(int argc, char **argv, const char *letters) {
+  for (int i = 1; i + 1 < argc; i += 2)
+    if (argv[i][0] == '-' && argv[i][1] != '\0' && strchr(letters, argv[i][1]) != NULL) return 1;
+  return 0;
+}
+
 /* Reads the options, initializes MPI and says which rank this is of how many. */
 static inline void osu_start(const char *program, int *argc, char ***argv,
                              struct osu_options *options, int *rank, int *ranks) {

@@ -122,16 +122,11 @@ int main(int argc, char **argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &bulk);
   struct osu_options options;
   osu_parse_options(kProgram, argc, argv, &options);
-  int has_sizes = 0, has_batches = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    has_sizes |= argv[i][1] == 's' || argv[i][1] == 'M';
-    has_batches |= argv[i][1] == 'b';
-  }
-  if (!has_sizes) {
+  if (!osu_option_given(argc, argv, "sM")) {
     options.size_count = 0;
     for (long size = 1024; size <= (1L << 20); size *= 2) options.sizes[options.size_count++] = size;
   }
-  if (!has_batches) options.batches = 15;
+  if (!osu_option_given(argc, argv, "b")) options.batches = 15;
 
   long largest = osu_largest_size(&options);
   char *send_buffer = osu_alloc_pages(kProgram, (size_t)largest);
