@@ -15,9 +15,9 @@
 #include "osu_common.h"
 
 static const char kProgram[] = "bounce_latency";
-static const long kLargest = 8192;
+enum { kLargest = 8192 };  /* c3's bounce limit */
 
-static char bounce[8192 + 4];
+static char bounce[kLargest + 4];
 
 static void ping_pong(int bounced, int rank, char *buffer, long size, long count) {
   const int peer = 1 - rank;
@@ -58,10 +58,10 @@ int main(int argc, char **argv) {
   if (!osu_option_given(argc, argv, "sM")) {
     options.size_count = 0;
     options.sizes[options.size_count++] = 8;
-    for (long size = 1024; size <= kLargest; size *= 2) options.sizes[options.size_count++] = size;
+    for (long size = 1024; size <= (long)kLargest; size *= 2) options.sizes[options.size_count++] = size;
   }
   if (!osu_option_given(argc, argv, "b")) options.batches = 15;
-  if (osu_largest_size(&options) > kLargest) osu_fail(kProgram, "sizes go up to 8192 bytes");
+  if (osu_largest_size(&options) > kLargest) osu_fail(kProgram, "sizes go up to 8192 bytes (c3's bounce limit)");
 
   char *buffer = osu_alloc_pages(kProgram, (size_t)kLargest);
   memset(buffer, rank + 1, (size_t)kLargest);
