@@ -90,7 +90,7 @@ class MpiCoordinator final : public Coordinator {
     Entry entry;
     // Opens the record now that the directory exists: a later release is then followed by
     // its record within one system call.
-    files::record_released_output(dir, rt().rank, output::released_bytes());
+    files::record_shown_output(dir, rt().rank, output::shown_bytes(), output::shown_bytes());
     send_checkpoint_initiated();
     return false;
   }
@@ -171,7 +171,7 @@ class MpiCoordinator final : public Coordinator {
       return {cfg.restart_number};
     }
     if (out.empty() && cfg.restart == RestartMode::Auto)
-      files::record_released_output(dir, rt().rank, 0);  // a fresh lineage: nothing shown yet
+      files::record_shown_output(dir, rt().rank, 0, 0);  // a fresh lineage: nothing shown yet
     if (out.empty() && cfg.restart != RestartMode::Auto)
       fatal_everywhere(
           (mine.size() > 1 && std::any_of(mine.begin() + 1, mine.end(), [](uint64_t n) { return n != 0; })
@@ -223,7 +223,17 @@ class MpiCoordinator final : public Coordinator {
   }
 
   uint64_t held_output_shown(const CheckpointDir &dir, uint64_t, uint64_t held) override {
-    uint64_t released = files::released_output(dir, rt().rank);
+    const files::ShownOutput record = files::shown_output(dir, rt().rank);
+    // Killed between writing bytes to stdout and recording them: no one can tell whether they
+    // reached it. They are shown again, and the user is told.
+    if (record.showing > record.shown)
+      std::fprintf(stderr,
+                   "c3: warning: rank %d was killed while showing %lu bytes of its output "
+                   "(bytes %lu to %lu); they may appear twice\n",
+                   rt().rank, static_cast<unsigned long>(record.showing - record.shown),
+                   static_cast<unsigned long>(record.shown),
+                   static_cast<unsigned long>(record.showing));
+    const uint64_t released = record.shown;
     uint64_t before = state().output_released_at_snapshot;
     // Shown beyond this checkpoint (it was damaged and an older one is used): the replayed run
     // prints those bytes again, and they are dropped.
@@ -236,8 +246,8 @@ class MpiCoordinator final : public Coordinator {
     Entry entry;
     // All output up to the checkpoint is shown now (again where needed).
     CheckpointDir dir(config().ckpt_dir);
-    if (files::released_output(dir, rt().rank) < state().output_at_snapshot)
-      files::record_released_output(dir, rt().rank, state().output_at_snapshot);
+    // (Output an earlier run showed beyond the checkpoint is still counted: it will be dropped.)
+    files::record_shown_output(dir, rt().rank, output::shown_bytes(), output::shown_bytes());
     rt().app_initialized = true;
     if (state().bsend_user_buffer) attach_bsend_buffer(state().bsend_user_size);
     repost_after_restart();

@@ -97,10 +97,10 @@ ProtocolState decode_snapshot(const void *data, size_t size, const std::string &
 }
 
 // Only a process kill must be survived (the output went to the same kernel): no fsync. The file
-// stays open and is overwritten in place by one pwrite of a fixed-width number, so the record
-// follows the release by a single system call (hydra kills the other ranks of a failed job with
-// SIGKILL, at any instruction).
-void record_released_output(const CheckpointDir &dir, int rank, uint64_t bytes) {
+// stays open and is overwritten in place by one pwrite of two fixed-width numbers, so the record
+// before a write to stdout and the one after it are each a single system call (hydra kills the
+// other ranks of a failed job with SIGKILL, at any instruction).
+void record_shown_output(const CheckpointDir &dir, int rank, uint64_t shown, uint64_t showing) {
   static std::string open_path;
   static int fd = -1;
   const std::string path = released_path(dir, rank);
@@ -110,21 +110,27 @@ void record_released_output(const CheckpointDir &dir, int rank, uint64_t bytes) 
     open_path = path;
     if (fd < 0) return;
   }
-  char text[24];
-  std::snprintf(text, sizeof text, "%020llu\n", static_cast<unsigned long long>(bytes));
-  if (pwrite(fd, text, 21, 0) != 21) {
+  char text[48];
+  const int length = std::snprintf(text, sizeof text, "%020llu %020llu\n",
+                                   static_cast<unsigned long long>(shown),
+                                   static_cast<unsigned long long>(showing));
+  if (pwrite(fd, text, size_t(length), 0) != length) {
     close(fd);
     fd = -1;
   }
 }
 
-uint64_t released_output(const CheckpointDir &dir, int rank) {
+ShownOutput shown_output(const CheckpointDir &dir, int rank) {
+  ShownOutput out;
   FILE *f = std::fopen(released_path(dir, rank).c_str(), "r");
-  if (!f) return 0;
-  unsigned long long v = 0;
-  if (std::fscanf(f, "%llu", &v) != 1) v = 0;
+  if (!f) return out;
+  unsigned long long shown = 0, showing = 0;
+  const int got = std::fscanf(f, "%llu %llu", &shown, &showing);
   std::fclose(f);
-  return v;
+  if (got < 1) return out;
+  out.shown = shown;
+  out.showing = got == 2 && showing > shown ? showing : shown;
+  return out;
 }
 
 }  // namespace c3::mpi::files

@@ -21,7 +21,13 @@ std::string stats_line(const CheckpointLog &log);
 std::string encode_snapshot(const ProtocolState &state);
 ProtocolState decode_snapshot(const void *data, size_t size, const std::string &path);
 
-void record_released_output(const CheckpointDir &dir, int rank, uint64_t bytes);
-uint64_t released_output(const CheckpointDir &dir, int rank);  // 0 when unknown
+// How much of its stdout a rank has shown over the lineage of runs: `shown` bytes for certain,
+// and up to `showing` if it died while writing the bytes in between (see output::ShownRecord).
+struct ShownOutput {
+  uint64_t shown = 0;
+  uint64_t showing = 0;
+};
+void record_shown_output(const CheckpointDir &dir, int rank, uint64_t shown, uint64_t showing);
+ShownOutput shown_output(const CheckpointDir &dir, int rank);  // zeros when unknown
 
 }  // namespace c3::mpi::files

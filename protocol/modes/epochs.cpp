@@ -270,9 +270,12 @@ void learn_global_commit(uint64_t number) {
   auto mark = g_rt.pending_output_marks.find(number);
   if (mark != g_rt.pending_output_marks.end()) {
     uint64_t released = output::released_bytes();
-    auto record = [&] { files::record_released_output(dir, g_rt.rank, output::released_bytes()); };
+    auto record = [&](uint64_t shown, uint64_t showing) {
+      if (shown == showing) fault::reached(FaultStage::MidRelease, number);
+      files::record_shown_output(dir, g_rt.rank, shown, showing);
+    };
     if (mark->second > released) output::release_prefix(mark->second - released, record);
-    record();
+    files::record_shown_output(dir, g_rt.rank, output::shown_bytes(), output::shown_bytes());
     g_rt.pending_output_marks.erase(g_rt.pending_output_marks.begin(), ++mark);
   }
   fault::reached(FaultStage::AfterCommit, number);
@@ -319,7 +322,7 @@ void setup_after_init(bool restarting) {
   update_attention();
   // A fresh lineage starts with nothing shown (a record left by an earlier job must not make a
   // restart of this one drop output).
-  if (!restarting) files::record_released_output(CheckpointDir(config().ckpt_dir), g_rt.rank, 0);
+  if (!restarting) files::record_shown_output(CheckpointDir(config().ckpt_dir), g_rt.rank, 0, 0);
 }
 
 namespace {
@@ -386,9 +389,10 @@ void finalize_protocol() {
   // Every rank has finished the program: its output is final. A restart after a rank dies from
   // here on replays from the last checkpoint and drops what is recorded as shown.
   const CheckpointDir dir(config().ckpt_dir);
-  auto record = [&] { files::record_released_output(dir, g_rt.rank, output::released_bytes()); };
-  output::release(record);
-  record();
+  output::release([&](uint64_t shown, uint64_t showing) {
+    files::record_shown_output(dir, g_rt.rank, shown, showing);
+  });
+  files::record_shown_output(dir, g_rt.rank, output::shown_bytes(), output::shown_bytes());
   // Older checkpoints are deleted (C3_KEEP) only once every rank has recorded its output as
   // shown: a restart from one of them would otherwise print that output again.
   control::post_to_all(control::kReleased, 0, 0);

@@ -126,31 +126,21 @@ uint64_t pending_bytes() {
   return at > 0 ? uint64_t(at) : 0;
 }
 
-void release(const std::function<void()> &shown) {
-  if (g_memory < 0) return;
-  std::fflush(stdout);
-  const uint64_t held = pending_bytes();
-  g_released += held;
-  if (held == 0) return;
-  copy_out(0, off_t(held));
-  if (shown) shown();
-  // fd 1 shares the memory file's offset: start over at 0.
-  if (ftruncate(g_memory, 0) == 0) lseek(g_memory, 0, SEEK_SET);
-}
-
-void release_prefix(uint64_t bytes, const std::function<void()> &shown) {
-  if (g_memory < 0) return;
-  std::fflush(stdout);
-  uint64_t held = pending_bytes();
-  if (bytes >= held) {
-    release(shown);
-    return;
-  }
-  if (bytes == 0) return;
+namespace {
+// Writes the first `bytes` held bytes (bytes <= held) and moves the held rest to the front.
+void show(uint64_t bytes, uint64_t held, const ShownRecord &record) {
+  const uint64_t dropped = g_discard < bytes ? g_discard : bytes;
+  // Told only around bytes really written: only those can be half-shown when a kill comes.
+  const bool writes = record && bytes > dropped;
+  if (writes) record(g_released + dropped, g_released + bytes);
   copy_out(0, off_t(bytes));
   g_released += bytes;
-  if (shown) shown();
-  // Move the rest to the front; fd 1 shares the offset, so it ends right after the rest.
+  if (writes) record(shown_bytes(), shown_bytes());
+  if (bytes == held) {
+    // fd 1 shares the memory file's offset: start over at 0.
+    if (ftruncate(g_memory, 0) == 0) lseek(g_memory, 0, SEEK_SET);
+    return;
+  }
   std::string rest(held - bytes, '\0');
   size_t got = 0;
   while (got < rest.size()) {
@@ -160,6 +150,7 @@ void release_prefix(uint64_t bytes, const std::function<void()> &shown) {
     got += size_t(n);
   }
   if (ftruncate(g_memory, 0) != 0) return;
+  // fd 1 shares the offset, so it ends right after the rest.
   lseek(g_memory, 0, SEEK_SET);
   for (size_t done = 0; done < got;) {
     ssize_t w = write(g_memory, rest.data() + done, got - done);
@@ -168,10 +159,27 @@ void release_prefix(uint64_t bytes, const std::function<void()> &shown) {
     done += size_t(w);
   }
 }
+}  // namespace
+
+void release(const ShownRecord &record) {
+  if (g_memory < 0) return;
+  std::fflush(stdout);
+  const uint64_t held = pending_bytes();
+  if (held > 0) show(held, held, record);
+}
+
+void release_prefix(uint64_t bytes, const ShownRecord &record) {
+  if (g_memory < 0) return;
+  std::fflush(stdout);
+  const uint64_t held = pending_bytes();
+  if (bytes > held) bytes = held;
+  if (bytes > 0) show(bytes, held, record);
+}
 
 uint64_t released_bytes() { return g_released; }
 void discard_next(uint64_t bytes) { g_discard = bytes; }
 void set_released_bytes(uint64_t bytes) { g_released = bytes; }
+uint64_t shown_bytes() { return g_released + g_discard; }
 
 std::string held_back() {
   std::string bytes;
@@ -193,17 +201,24 @@ namespace {
 std::string released_marker(const std::string &checkpoint_path) {
   return checkpoint_path + "/OUTPUT-RELEASED";
 }
-}  // namespace
-
-// Only a process kill must be survived here (the output went to the same kernel), so the marker
-// needs no fsync.
-void mark_released(const std::string &checkpoint_path) {
-  int fd = open(released_marker(checkpoint_path).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+std::string showing_marker(const std::string &checkpoint_path) {
+  return checkpoint_path + "/OUTPUT-SHOWING";
+}
+void create(const std::string &path) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
   if (fd >= 0) close(fd);
 }
+}  // namespace
 
-bool was_released(const std::string &checkpoint_path) {
-  return access(released_marker(checkpoint_path).c_str(), F_OK) == 0;
+// Only a process kill must be survived here (the output went to the same kernel), so the markers
+// need no fsync.
+void mark_showing(const std::string &checkpoint_path) { create(showing_marker(checkpoint_path)); }
+void mark_released(const std::string &checkpoint_path) { create(released_marker(checkpoint_path)); }
+
+Shown held_output_shown(const std::string &checkpoint_path) {
+  if (access(released_marker(checkpoint_path).c_str(), F_OK) == 0) return Shown::Yes;
+  if (access(showing_marker(checkpoint_path).c_str(), F_OK) == 0) return Shown::Maybe;
+  return Shown::No;
 }
 
 void reemit(const std::string &bytes) {

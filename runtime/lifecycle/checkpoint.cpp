@@ -253,10 +253,17 @@ bool take(const char *where) {
     return false;
   }
   // The output up to this checkpoint is now safe to show: a restart resumes after it. A restart
-  // from this checkpoint shows it again only if the marker is missing (killed in between).
+  // from this checkpoint shows it again unless it is marked as shown (killed in between).
   fault::reached(FaultStage::BeforeRelease, number);
-  output::release();
-  if (!held_output.empty()) output::mark_released(dir.checkpoint_path(number));
+  const std::string folder = dir.checkpoint_path(number);
+  output::release([&](uint64_t shown, uint64_t showing) {
+    if (shown < showing) {
+      output::mark_showing(folder);
+    } else {
+      fault::reached(FaultStage::MidRelease, number);
+      output::mark_released(folder);
+    }
+  });
   double seconds = double(now_ns(CLOCK_MONOTONIC) - start_ns) / 1e9;
   std::fprintf(stderr, "c3: checkpoint %lu committed (%s, %s s)\n",
                static_cast<unsigned long>(number), human_bytes(size).c_str(),

@@ -44,7 +44,21 @@ Coordinator *g_current = &g_local;
 
 // One process releases all held output right after each commit and marks it.
 uint64_t Coordinator::held_output_shown(const CheckpointDir &dir, uint64_t number, uint64_t held) {
-  return output::was_released(dir.checkpoint_path(number)) ? held : 0;
+  switch (output::held_output_shown(dir.checkpoint_path(number))) {
+    case output::Shown::Yes:
+      return held;
+    case output::Shown::Maybe:
+      // Killed between writing them to stdout and marking them: no one can tell whether they
+      // reached it. They are shown again, and the user is told.
+      std::fprintf(stderr,
+                   "c3: warning: the process was killed while showing %lu bytes of its output; "
+                   "they may appear twice\n",
+                   static_cast<unsigned long>(held));
+      return 0;
+    case output::Shown::No:
+      break;
+  }
+  return 0;
 }
 
 void Coordinator::give_up_restart(const std::string &message, bool) {

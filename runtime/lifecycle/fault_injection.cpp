@@ -17,6 +17,7 @@ FaultPlan parse_fault(const char *name, const std::string &value) {
       {"mid-write:", FaultStage::MidWrite},
       {"before-commit:", FaultStage::BeforeCommit},
       {"before-release:", FaultStage::BeforeRelease},
+      {"mid-release:", FaultStage::MidRelease},
       {"site:", FaultStage::Site},
       {"nondet-log:", FaultStage::NonDetLog},
       {"recvonly-log:", FaultStage::RecvOnlyLog},
@@ -49,8 +50,8 @@ FaultPlan parse_fault(const char *name, const std::string &value) {
   }
   throw ConfigError(std::string(name) + "='" + value +
                     "': expected STAGE:N or STAGE:N@RANK, STAGE one of after-commit, mid-write, "
-                    "before-commit, before-release, nondet-log, recvonly-log, after-local-commit, "
-                    "site (N >= 1)");
+                    "before-commit, before-release, mid-release, nondet-log, recvonly-log, "
+                    "after-local-commit, site (N >= 1)");
 }
 
 namespace fault {

@@ -13,6 +13,7 @@ enum class FaultStage {
   MidWrite,      // mid-write:N     some sections of checkpoint N's file written
   BeforeCommit,  // before-commit:N rank file renamed into place, COMMITTED not yet written
   BeforeRelease, // before-release:N checkpoint N committed, held-back stdout not yet released
+  MidRelease,    // mid-release:N   checkpoint N's held-back stdout written, not yet recorded as shown
   Site,          // site:K          K-th visit of any pragma site in this process
   NonDetLog,     // nondet-log:N    MPI: leaving NonDet-Log of checkpoint N (last Checkpoint-Initiated in)
   RecvOnlyLog,   // recvonly-log:N  MPI: last late message of checkpoint N in, log not yet written

@@ -15,14 +15,15 @@
 #                     [--restart-no-args | --restart-arg A...] [--env VAR=value]...
 #       actions: separate-build | uninterrupted [min ckpts] | fault <C3_FAULT> | twice <fault> <fault> |
 #       random <kills> [seed] | interval <seconds> <min ckpts> | release-window <checkpoint> |
-#       split-output <fault> | damaged flip|truncate <checkpoint> | foreign | no-checkpoint |
-#       unwritable | bad-env | file-gone <fault> <file> | refused <kind> <call:line> <n> (each is
-#       described where it is handled, below).
+#       split-output <fault> | shown-twice <checkpoint> | damaged flip|truncate <checkpoint> |
+#       foreign | no-checkpoint | unwritable | bad-env | file-gone <fault> <file> |
+#       refused <kind> <call:line> <n> (each is described where it is handled, below).
 #
 # Every action runs in its own scratch directory <work>/<action>[-<detail>] so tests can run in
 # parallel. Exit status 0 = pass; failures are listed on stdout.
 set -u
 
+HERE=$(cd "$(dirname "$0")" && pwd)
 ACTION=${1:?action}
 WORK=${2:?work dir}
 shift 2
@@ -275,7 +276,7 @@ fault)
   # fault <C3_FAULT value>: killed there, restarted with C3_RESTART=auto (or --restart), output
   # appended to the same file.
   fault=${1:?fault}
-  case $fault in after-commit:* | before-release:*) RESTART_MODE=${RESTART_MODE/auto/latest} ;; esac
+  case $fault in after-commit:* | *-release:*) RESTART_MODE=${RESTART_MODE/auto/latest} ;; esac
   if kill_and_restart "$fault"; then
     expect_same out "$EXPECTED" "kill at $fault, restart"
     expect_same_files "kill at $fault, restart"
@@ -369,7 +370,7 @@ release-window)
   # release-window <N>: SIGKILL right after checkpoint N has committed, at the first call of
   # c3::output::release() (which hands the held-back stdout over), driven by gdb; restart.
   n=${1:?checkpoint}
-  command -v gdb > /dev/null || { echo "gdb not installed: skipped"; exit 0; }
+  command -v gdb > /dev/null || { echo "gdb not installed: skipped"; exit 77; }
   {
     echo "set pagination off"
     echo "set environment C3_CKPT_DIR=./ckpt"
@@ -411,6 +412,28 @@ split-output)
   expect_rc "${PIPESTATUS[0]}" "$EXPECTED_RC" "restart into a pipe"
   cat before piped > joined.pipe
   expect_same joined.pipe "$EXPECTED" "killed run's file + restart's output through a pipe"
+  ;;
+
+shown-twice)
+  # shown-twice <N>: killed after checkpoint N's held-back stdout was written to the file and
+  # before it was marked as shown; the restart writes to a new file, cannot tell whether those
+  # bytes arrived, shows them again and says so (a restart into the same file cuts it back
+  # instead: see fault=mid-release:N).
+  n=${1:?checkpoint}
+  run C3_FAULT="mid-release:$n" > before 2> err.kill
+  expect_rc $? 137 "C3_FAULT=mid-release:$n"
+  RESTART_MODE=latest
+  restart > after 2> err.restart
+  expect_rc $? "$EXPECTED_RC" "restart into a new file"
+  twice=$(grep -E '^c3: warning: the process was killed while showing [0-9]+ bytes of its output; they may appear twice$' err.restart | grep -oE 'showing [0-9]+' | grep -oE '[0-9]+')
+  if [ -z "$twice" ]; then
+    fail "the restart did not warn that output may appear twice"
+    head -5 err.restart
+  else
+    cat before after > joined
+    python3 "$HERE/../output_commit/shown_twice.py" joined "$EXPECTED" "$twice" --exactly ||
+      { fail "killed run's file + restart's new file: not the reference with the $twice bytes c3 warned about shown twice"; diff "$EXPECTED" joined | head -10; }
+  fi
   ;;
 
 damaged)

@@ -554,30 +554,54 @@ TEST_CASE("protocol files: any damaged snapshot byte is refused or decoded, quic
   }
 }
 
-TEST_CASE("protocol files: released output record", "[files]") {
+TEST_CASE("protocol files: shown output record", "[files]") {
   c3::test::TmpDir tmp;
   CheckpointDir dir(tmp.path());
-  CHECK(files::released_output(dir, 0) == 0);
-  files::record_released_output(dir, 0, 12345);
-  files::record_released_output(dir, 1, 0);
-  CHECK(files::released_output(dir, 0) == 12345);
-  CHECK(files::released_output(dir, 1) == 0);
-  CHECK(files::released_output(dir, 2) == 0);
-  files::record_released_output(dir, 0, 7);  // replaced, not appended
-  CHECK(files::released_output(dir, 0) == 7);
-  files::record_released_output(dir, 0, ~uint64_t(0));
-  CHECK(files::released_output(dir, 0) == ~uint64_t(0));
+  auto shown = [&](int rank) { return files::shown_output(dir, rank).shown; };
+  auto showing = [&](int rank) { return files::shown_output(dir, rank).showing; };
+  CHECK(shown(0) == 0);
+  CHECK(showing(0) == 0);
+  files::record_shown_output(dir, 0, 12345, 12345);
+  files::record_shown_output(dir, 1, 0, 0);
+  CHECK(shown(0) == 12345);
+  CHECK(showing(0) == 12345);
+  CHECK(shown(1) == 0);
+  CHECK(shown(2) == 0);
+  files::record_shown_output(dir, 0, 7, 7);  // replaced, not appended
+  CHECK(shown(0) == 7);
+  CHECK(showing(0) == 7);
+  files::record_shown_output(dir, 0, ~uint64_t(0), ~uint64_t(0));
+  CHECK(shown(0) == ~uint64_t(0));
   CHECK_FALSE(std::ifstream(tmp / "output-released.rank.0.tmp").good());
 
-  SECTION("unreadable content counts as nothing released") {
+  SECTION("a write in flight: shown for certain, and up to where it may have been") {
+    files::record_shown_output(dir, 0, 100, 160);
+    CHECK(shown(0) == 100);
+    CHECK(showing(0) == 160);
+    files::record_shown_output(dir, 0, 160, 160);  // the write ended
+    CHECK(shown(0) == 160);
+    CHECK(showing(0) == 160);
+  }
+  SECTION("one number (an older record) is shown for certain") {
+    write_file(tmp / "output-released.rank.3", "00000000000000000042\n");
+    CHECK(shown(3) == 42);
+    CHECK(showing(3) == 42);
+  }
+  SECTION("a second number below the first is no write in flight") {
+    write_file(tmp / "output-released.rank.3", "00000000000000000042 00000000000000000010\n");
+    CHECK(shown(3) == 42);
+    CHECK(showing(3) == 42);
+  }
+  SECTION("unreadable content counts as nothing shown") {
     write_file(tmp / "output-released.rank.3", "garbage\n");
-    CHECK(files::released_output(dir, 3) == 0);
+    CHECK(shown(3) == 0);
+    CHECK(showing(3) == 0);
     write_file(tmp / "output-released.rank.3", "");
-    CHECK(files::released_output(dir, 3) == 0);
+    CHECK(shown(3) == 0);
   }
   SECTION("a directory that does not exist: nothing recorded, no exception") {
     CheckpointDir missing(tmp / "missing");
-    CHECK_NOTHROW(files::record_released_output(missing, 0, 99));
-    CHECK(files::released_output(missing, 0) == 0);
+    CHECK_NOTHROW(files::record_shown_output(missing, 0, 99, 99));
+    CHECK(files::shown_output(missing, 0).shown == 0);
   }
 }

@@ -120,7 +120,7 @@ TEST_CASE("config: C3_FAULT stages") {
     CHECK_THROWS_AS(parse({{"C3_FAULT", bad}}), ConfigError);
   CHECK(error_of({{"C3_FAULT", "boom"}}) ==
         "C3_FAULT='boom': expected STAGE:N or STAGE:N@RANK, STAGE one of after-commit, mid-write, "
-        "before-commit, before-release, nondet-log, recvonly-log, after-local-commit, site (N >= 1)");
+        "before-commit, before-release, mid-release, nondet-log, recvonly-log, after-local-commit, site (N >= 1)");
   Config r = parse({{"C3_FAULT", "nondet-log:2@3"}});
   CHECK(r.fault.stage == FaultStage::NonDetLog);
   CHECK(r.fault.n == 2);

@@ -226,7 +226,7 @@ bad-env)
   check_bad C3_STACK_SIZE 12X "c3: error: C3_STACK_SIZE='12X': expected a size in bytes with an optional K, M or G suffix (e.g. 256M)"
   check_bad C3_HEAP_SIZE -1 "c3: error: C3_HEAP_SIZE='-1': expected a size in bytes with an optional K, M or G suffix (e.g. 256M)"
   check_bad C3_VERBOSE yes "c3: error: C3_VERBOSE='yes': expected 0 or 1"
-  check_bad C3_FAULT crash:1 "c3: error: C3_FAULT='crash:1': expected STAGE:N or STAGE:N@RANK, STAGE one of after-commit, mid-write, before-commit, before-release, nondet-log, recvonly-log, after-local-commit, site (N >= 1)"
+  check_bad C3_FAULT crash:1 "c3: error: C3_FAULT='crash:1': expected STAGE:N or STAGE:N@RANK, STAGE one of after-commit, mid-write, before-commit, before-release, mid-release, nondet-log, recvonly-log, after-local-commit, site (N >= 1)"
   ;;
 
 unwritable)
