@@ -90,7 +90,7 @@ class MpiCoordinator final : public Coordinator {
     Entry entry;
     // Opens the record now that the directory exists: a later release is then followed by
     // its record within one system call.
-    files::record_shown_output(dir, rt().rank, output::shown_bytes(), output::shown_bytes());
+    files::record_shown_so_far(dir, rt().rank);
     send_checkpoint_initiated();
     return false;
   }
@@ -247,7 +247,7 @@ class MpiCoordinator final : public Coordinator {
     // All output up to the checkpoint is shown now (again where needed).
     CheckpointDir dir(config().ckpt_dir);
     // (Output an earlier run showed beyond the checkpoint is still counted: it will be dropped.)
-    files::record_shown_output(dir, rt().rank, output::shown_bytes(), output::shown_bytes());
+    files::record_shown_so_far(dir, rt().rank);
     rt().app_initialized = true;
     if (state().bsend_user_buffer) attach_bsend_buffer(state().bsend_user_size);
     repost_after_restart();

@@ -14,6 +14,7 @@
 #include <boost/serialization/vector.hpp>
 
 #include "store/archived_section.hpp"
+#include "io/output_commit.hpp"
 #include "store/build_id.hpp"
 #include "lifecycle/checkpoint.hpp"
 #include "store/ckpt_file.hpp"
@@ -118,6 +119,10 @@ void record_shown_output(const CheckpointDir &dir, int rank, uint64_t shown, uin
     close(fd);
     fd = -1;
   }
+}
+
+void record_shown_so_far(const CheckpointDir &dir, int rank) {
+  record_shown_output(dir, rank, output::shown_bytes(), output::shown_bytes());
 }
 
 ShownOutput shown_output(const CheckpointDir &dir, int rank) {

@@ -28,6 +28,8 @@ struct ShownOutput {
   uint64_t showing = 0;
 };
 void record_shown_output(const CheckpointDir &dir, int rank, uint64_t shown, uint64_t showing);
+// Records what this process has shown so far, with no write in flight (output::shown_bytes).
+void record_shown_so_far(const CheckpointDir &dir, int rank);
 ShownOutput shown_output(const CheckpointDir &dir, int rank);  // zeros when unknown
 
 }  // namespace c3::mpi::files

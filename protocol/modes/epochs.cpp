@@ -275,7 +275,7 @@ void learn_global_commit(uint64_t number) {
       files::record_shown_output(dir, g_rt.rank, shown, showing);
     };
     if (mark->second > released) output::release_prefix(mark->second - released, record);
-    files::record_shown_output(dir, g_rt.rank, output::shown_bytes(), output::shown_bytes());
+    files::record_shown_so_far(dir, g_rt.rank);
     g_rt.pending_output_marks.erase(g_rt.pending_output_marks.begin(), ++mark);
   }
   fault::reached(FaultStage::AfterCommit, number);
@@ -392,7 +392,7 @@ void finalize_protocol() {
   output::release([&](uint64_t shown, uint64_t showing) {
     files::record_shown_output(dir, g_rt.rank, shown, showing);
   });
-  files::record_shown_output(dir, g_rt.rank, output::shown_bytes(), output::shown_bytes());
+  files::record_shown_so_far(dir, g_rt.rank);
   // Older checkpoints are deleted (C3_KEEP) only once every rank has recorded its output as
   // shown: a restart from one of them would otherwise print that output again.
   control::post_to_all(control::kReleased, 0, 0);
