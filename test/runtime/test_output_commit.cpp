@@ -67,28 +67,34 @@ ChildResult in_child(const std::function<void(const std::function<void(const std
   return r;
 }
 
-std::string pair_text(uint64_t a, uint64_t b) {
-  return "(" + std::to_string(a) + "," + std::to_string(b) + ")";
-}
+// The calls a ShownRecord received, as "(shown,showing)..." since the last take().
+struct CallLog {
+  std::string calls;
+  output::ShownRecord record() {
+    return [this](uint64_t shown, uint64_t showing) {
+      calls += "(" + std::to_string(shown) + "," + std::to_string(showing) + ")";
+    };
+  }
+  std::string take() {
+    std::string t;
+    t.swap(calls);
+    return t;
+  }
+};
 
 }  // namespace
 
 TEST_CASE("output commit: writes are announced and confirmed", "[output]") {
   ChildResult r = in_child([](const auto &report) {
     output::begin(output::Mode::Commit);
-    std::string calls;
-    const output::ShownRecord record = [&](uint64_t shown, uint64_t showing) {
-      calls += pair_text(shown, showing);
-    };
+    CallLog log;
     std::printf("hello\n");
-    output::release_prefix(3, record);  // "hel"
-    report("prefix " + calls);
-    calls.clear();
-    output::release(record);  // "lo\n"
-    report("rest " + calls);
-    calls.clear();
-    output::release(record);  // nothing held
-    report("empty " + calls);
+    output::release_prefix(3, log.record());  // "hel"
+    report("prefix " + log.take());
+    output::release(log.record());  // "lo\n"
+    report("rest " + log.take());
+    output::release(log.record());  // nothing held
+    report("empty " + log.take());
     report("shown " + std::to_string(output::shown_bytes()));
   });
   CHECK(r.stdout_bytes == "hello\n");
@@ -103,20 +109,16 @@ TEST_CASE("output commit: bytes an earlier run showed count as shown, not writte
   ChildResult r = in_child([](const auto &report) {
     output::begin(output::Mode::Commit);
     output::set_released_bytes(100);  // a restart: 100 bytes of the lineage were shown
-    std::string calls;
-    const output::ShownRecord record = [&](uint64_t shown, uint64_t showing) {
-      calls += pair_text(shown, showing);
-    };
+    CallLog log;
     output::discard_next(4);
     report("before " + std::to_string(output::shown_bytes()));
     std::printf("abcdef");
-    output::release(record);  // "abcd" dropped, "ef" written
-    report("partly " + calls);
-    calls.clear();
+    output::release(log.record());  // "abcd" dropped, "ef" written
+    report("partly " + log.take());
     output::discard_next(10);
     std::printf("xy");
-    output::release(record);  // both dropped: nothing written, nothing told
-    report("dropped " + calls + " shown " + std::to_string(output::shown_bytes()) + " released " +
+    output::release(log.record());  // both dropped: nothing written, nothing told
+    report("dropped " + log.take() + " shown " + std::to_string(output::shown_bytes()) + " released " +
            std::to_string(output::released_bytes()));
   });
   CHECK(r.stdout_bytes == "ef");
