@@ -28,7 +28,6 @@ namespace c3::mpi {
 
 namespace fast {
 
-constexpr int kStackBounce = int(piggyback::kBounceLimit) + piggyback::kHeaderBytes;
 constexpr int kMaxRequests = 64;  // MPI_Waitall's arrays on the stack
 
 // Outermost call, Run mode, no checkpoint in progress, no orphaned requests, no restart's
@@ -38,13 +37,14 @@ constexpr int kMaxRequests = 64;  // MPI_Waitall's arrays on the stack
 }
 
 
-// The entry as a nonblocking call of this lane leaves it.
-[[gnu::always_inline]] inline void describe(Request &r, const void *buf, int count,
-                                            MPI_Datatype type, int peer, int tag, int wire) {
+// The entry as a nonblocking call of this lane leaves it; returns where its message starts in
+// the entry's bounce for a payload of up to `bytes`.
+[[gnu::always_inline]] inline char *describe(Request &r, const void *buf, int count,
+                                             MPI_Datatype type, int peer, int tag, int bytes) {
   describe_message(r, buf, count, type, type, peer, tag, MPI_COMM_WORLD, MPI_COMM_WORLD);
   r.send_mode = SendMode::Standard;  // a slot the hooks' small path gave back may hold another
   r.small = true;
-  piggyback::size_bounce(r, size_t(wire));
+  return piggyback::place_wire(r, buf, bytes);
 }
 
 // The communicator of a blocking call on the short path: MPICH's handle, and its members'
@@ -71,7 +71,8 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
 // A blocking send of `bytes` (at most 8 KiB) of a built-in type, header inline.
 [[gnu::always_inline]] inline int send(const void *buf, int bytes, int dest, int tag,
                                        SendMode mode, const ShortPath &p) {
-  char wire[kStackBounce];
+  alignas(64) char bounce[piggyback::kStackWire];
+  char *const wire = piggyback::stack_wire(bounce, buf, bytes);
   const int32_t header = outgoing_header();
   std::memcpy(wire, &header, piggyback::kHeaderBytes);
   piggyback::copy_small(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
@@ -87,15 +88,16 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
 [[gnu::always_inline]] inline int recv(void *buf, int capacity, int source, int tag,
                                        MPI_Status &s, const ShortPath &p) {
   ProtocolState &st = state();
-  char wire[kStackBounce];
+  alignas(64) char bounce[piggyback::kStackWire];
+  char *const wire = piggyback::stack_wire(bounce, buf, capacity);
   const uint64_t posting = st.next_posting++;
   const int wire_capacity = piggyback::kHeaderBytes + capacity;
   int rc = split::must_poll()
                ? split::recv_blocking(wire, wire_capacity, MPI_BYTE, source, tag, p.real, s)
                : PMPI_Recv(wire, wire_capacity, MPI_BYTE, source, tag, p.real, &s);
   if (rc != MPI_SUCCESS) message_failed(rc);  // its header did not arrive
-  // At most kStackBounce bytes came: the count's high part in the status is zero.
-  static_assert(kStackBounce < (1 << 30));
+  // At most kStackWire bytes came: the count's high part in the status is zero.
+  static_assert(piggyback::kStackWire < (1 << 30));
   const int bytes = s.count_lo - piggyback::kHeaderBytes;
   if (bytes < 0) return recv_unusual(buf, capacity, source, tag, s, wire, posting, p);
   int32_t header;
@@ -162,8 +164,7 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   Request *r;
   const MPI_Request h = take_small_slot(Request::Kind::Send, &r);
   const int wire = piggyback::kHeaderBytes + bytes;
-  fast::describe(*r, buf, count, datatype, dest, tag, wire);
-  char *w = r->bounce.data();
+  char *const w = fast::describe(*r, buf, count, datatype, dest, tag, bytes);
   const int32_t header = outgoing_header();
   std::memcpy(w, &header, piggyback::kHeaderBytes);
   piggyback::copy_small(w + piggyback::kHeaderBytes, buf, size_t(bytes));
@@ -190,13 +191,13 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   Request *r;
   const MPI_Request h = take_small_slot(Request::Kind::Recv, &r);
   const int wire = piggyback::kHeaderBytes + capacity;
-  fast::describe(*r, buf, count, datatype, source, tag, wire);
+  char *const w = fast::describe(*r, buf, count, datatype, source, tag, capacity);
   ProtocolState &st = state();
   r->posting = st.next_posting++;
   r->effective_source = source;
   r->effective_tag = tag;
   ++g_depth;
-  rc = PMPI_Irecv(r->bounce.data(), wire, MPI_BYTE, source, tag, MPI_COMM_WORLD, &r->real);
+  rc = PMPI_Irecv(w, wire, MPI_BYTE, source, tag, MPI_COMM_WORLD, &r->real);
   --g_depth;
   if (rc != MPI_SUCCESS) {
     MPI_Request gone = h;

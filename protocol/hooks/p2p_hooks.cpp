@@ -144,14 +144,14 @@ int fast_isend(const void *buf, int count, TypeArg type, int bytes, int dest, in
   r->send_mode = mode;
   ++state().sent[size_t(world_of(p, dest))];
   const int n = piggyback::kHeaderBytes + bytes;
-  piggyback::size_bounce(*r, size_t(n));
+  char *const wire = piggyback::place_wire(*r, buf, bytes);
   const int32_t header = outgoing_header();
-  std::memcpy(r->bounce.data(), &header, piggyback::kHeaderBytes);
-  piggyback::copy_small(r->bounce.data() + piggyback::kHeaderBytes, buf, size_t(bytes));
+  std::memcpy(wire, &header, piggyback::kHeaderBytes);
+  piggyback::copy_small(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
   r->small = true;
   const int rc = mode == SendMode::Standard
-                     ? PMPI_Isend(r->bounce.data(), n, MPI_BYTE, dest, tag, p.real, &r->real)
-                     : split::isend(r->bounce.data(), n, MPI_BYTE, dest, tag, p.real, mode, &r->real);
+                     ? PMPI_Isend(wire, n, MPI_BYTE, dest, tag, p.real, &r->real)
+                     : split::isend(wire, n, MPI_BYTE, dest, tag, p.real, mode, &r->real);
   if (rc != MPI_SUCCESS) return started(h, rc);
   *request = h;
   return MPI_SUCCESS;
@@ -166,9 +166,9 @@ int fast_irecv(void *buf, int count, TypeArg type, int capacity, int source, int
   r->effective_source = source;
   r->effective_tag = tag;
   const int n = piggyback::kHeaderBytes + capacity;
-  piggyback::size_bounce(*r, size_t(n));
+  char *const wire = piggyback::place_wire(*r, buf, capacity);
   r->small = true;
-  const int rc = PMPI_Irecv(r->bounce.data(), n, MPI_BYTE, source, tag, p.real, &r->real);
+  const int rc = PMPI_Irecv(wire, n, MPI_BYTE, source, tag, p.real, &r->real);
   if (rc != MPI_SUCCESS) return started(h, rc);
   *request = h;
   return MPI_SUCCESS;
@@ -456,7 +456,7 @@ int fast::recv_unusual(void *buf, int capacity, int source, int tag, MPI_Status 
     // A large message for a small buffer: its payload is received (and truncated) as MPI would.
     Request r = local_receive(buf, capacity, TypeArg{MPI_BYTE, MPI_BYTE}, source, tag,
                               CommArg{p.app, p.real}, posting);
-    r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));
+    r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));  // r.wire_at is 0
     const int error = s.MPI_ERROR;  // not written by MPICH's MPI_Recv: the program's, or garbage
     s.MPI_ERROR = MPI_SUCCESS;
     finish_blocking(r, s);

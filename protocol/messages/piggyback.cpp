@@ -154,7 +154,7 @@ const int32_t &absolute_header(const Request &r) {
 // Bounce buffers above the small size a request slot keeps, kept for reuse by size class
 // (powers of two, then the largest bounce): a window of mid-size messages allocated and freed
 // one per message, and a large receive takes one of the largest for its header every time.
-constexpr size_t kFullBounce = size_t(kHeaderBytes + kBounceLimit);
+constexpr size_t kFullBounce = size_t(kHeaderBytes + kBounceLimit) + kAlignSlack;
 constexpr size_t kMaxSparesPerClass = 64;
 constexpr int kClasses = 16;
 std::vector<BounceBuffer> g_spare_bounces[kClasses];
@@ -196,6 +196,8 @@ void return_bounce(BounceBuffer &b) {
     b.release();
 }
 
+void copy_bytes(void *to, const void *from, size_t n) { std::memcpy(to, from, n); }
+
 bool contiguous(MPI_Datatype type) { return type_info(type).contiguous; }
 
 int64_t payload_bytes(int count, MPI_Datatype type) { return int64_t(count) * type_info(type).size; }
@@ -205,11 +207,11 @@ Wire prepare_send(Request &r, const void *buf, int count, MPI_Datatype type, int
   TypeInfo info = type_info(type);
   int64_t bytes = int64_t(count) * info.size;
   if (info.contiguous && (bytes <= kBounceLimit || (copy && bytes <= INT32_MAX - kHeaderBytes))) {
-    size_bounce(r, size_t(kHeaderBytes + bytes));
-    std::memcpy(&r.bounce[0], &header, kHeaderBytes);
-    if (bytes) std::memcpy(&r.bounce[kHeaderBytes], buf, size_t(bytes));
+    char *wire = place_wire(r, buf, bytes);
+    std::memcpy(wire, &header, kHeaderBytes);
+    if (bytes) copy_bytes(wire + kHeaderBytes, buf, size_t(bytes));
     r.wire = MPI_DATATYPE_NULL;
-    return Wire{r.bounce.data(), int(kHeaderBytes + bytes), MPI_BYTE};
+    return Wire{wire, int(kHeaderBytes + bytes), MPI_BYTE};
   }
   r.wire = absolute_type(r, buf, count, type, true, header);
   return Wire{MPI_BOTTOM, 1, r.wire};
@@ -222,9 +224,9 @@ Wire prepare_recv(Request &r, void *buf, int count, MPI_Datatype type, bool inli
     // A receive into a struct type costs MPICH far more than a bounce (measured: 9 % of the
     // bandwidth at 64 KiB, where the header of a split message lands here).
     bytes = std::min(bytes, kBounceLimit);
-    size_bounce(r, size_t(kHeaderBytes + bytes));
+    char *wire = place_wire(r, buf, bytes);
     r.wire = MPI_DATATYPE_NULL;
-    return Wire{&r.bounce[0], int(kHeaderBytes + bytes), MPI_BYTE};
+    return Wire{wire, int(kHeaderBytes + bytes), MPI_BYTE};
   }
   r.bounce.clear();
   r.wire = absolute_type(r, buf, count, type, false, 0);
@@ -241,7 +243,7 @@ Arrival finish_recv(Request &r, MPI_Status &st, int32_t &header) {
   int64_t received = status_bytes(st);
   if (received < kHeaderBytes) {
     const void *first = r.bounce.empty() ? static_cast<const void *>(&absolute_header(r))
-                                         : static_cast<const void *>(r.bounce.data());
+                                         : static_cast<const void *>(wire_of(r));
     if (received == kSplitHeaderBytes &&
         decode_split_header(static_cast<const unsigned char *>(first), header))
       return Arrival::SplitHeader;
@@ -249,8 +251,9 @@ Arrival finish_recv(Request &r, MPI_Status &st, int32_t &header) {
   }
   int64_t payload = received - kHeaderBytes;
   if (!r.bounce.empty()) {
-    std::memcpy(&header, r.bounce.data(), kHeaderBytes);
-    if (payload) std::memcpy(reinterpret_cast<void *>(r.buf), &r.bounce[kHeaderBytes], size_t(payload));
+    const char *wire = wire_of(r);
+    std::memcpy(&header, wire, kHeaderBytes);
+    if (payload) copy_bytes(reinterpret_cast<void *>(r.buf), wire + kHeaderBytes, size_t(payload));
   } else {
     header = absolute_header(r);
   }

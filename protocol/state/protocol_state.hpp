@@ -210,6 +210,7 @@ struct RequestFields {
   bool active = false;      // started and not yet completed towards the application
   bool done = false;        // completed inside c3; `status` is what the application gets
   bool replay_cancel = false;  // restart: this receive was cancelled in the logged run
+  uint8_t wire_at = 0;  // live only: where the message starts in `bounce` (piggyback::place_wire)
   uintptr_t buf = 0;
   int count = 0;
   int type = 0;   // MPI_Datatype: the program's handle
