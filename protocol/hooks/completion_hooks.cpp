@@ -33,8 +33,11 @@ int on_Waitall(int count, MPI_Request array_of_requests[],
     batch.small_reqs.resize(size_t(count));
     batch.small_reals.resize(size_t(count));
     batch.small_reported.resize(size_t(count));
+    batch.small_arrived.resize(size_t(count));
+    batch.small_round.resize(size_t(count));
     SmallRequests small{batch.small_reqs.data(), batch.small_reals.data(),
-                        batch.small_reported.data()};
+                        batch.small_reported.data(), batch.small_arrived.data(),
+                        batch.small_round.data()};
     int rc = MPI_SUCCESS;
     switch (wait_all_small(count, array_of_requests, array_of_statuses, small, rc)) {
       case SmallWait::NotSmall: break;

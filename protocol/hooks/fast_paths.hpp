@@ -214,7 +214,9 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   Request *reqs[fast::kMaxRequests];
   MPI_Request reals[fast::kMaxRequests];
   MPI_Status reported[fast::kMaxRequests];
-  SmallRequests small{reqs, reals, reported};
+  int arrived[fast::kMaxRequests];
+  MPI_Status round[fast::kMaxRequests];
+  SmallRequests small{reqs, reals, reported, arrived, round};
   switch (wait_all_small(count, handles, statuses, small, rc)) {
     case SmallWait::NotSmall: return false;
     case SmallWait::Done: return true;

@@ -119,6 +119,8 @@ struct RequestBatch {
   std::vector<Request *> small_reqs;
   std::vector<MPI_Request> small_reals;
   std::vector<MPI_Status> small_reported;
+  std::vector<int> small_arrived;
+  std::vector<MPI_Status> small_round;
   size_t awaiting_here = 0;  // pending receives that may get a split header
 
   // The active, not yet complete requests among `handles` (MPI_REQUEST_NULL skipped).

@@ -1,7 +1,5 @@
 #include "messages/small_completion.hpp"
 
-#include <vector>
-
 #include "hooks/fast_paths.hpp"
 #include "mpi_hooks.hpp"
 
@@ -43,23 +41,22 @@ inline void copy_out(Request &r, const MPI_Status &s) {
 
 // MPI_Waitall's work as rounds of PMPI_Waitsome: each round's plain arrivals are copied out at
 // once (a receive the general path takes later is copied again from the same bounce). Returns
-// as PMPI_Waitall would: on MPI_ERR_IN_STATUS the requests no round completed keep their MPICH
-// request and the status MPI_ERR_PENDING.
+// MPI_SUCCESS when all completed, or MPI_ERR_IN_STATUS after the first round that reported an
+// error: the requests no round completed keep their MPICH request and the status
+// MPI_ERR_PENDING, which the general completion treats as it does PMPI_Waitall's pending ones.
 [[gnu::noinline]] int wait_copying(int n, SmallRequests &small) {
-  static std::vector<int> arrived;
-  static std::vector<MPI_Status> round;
-  arrived.resize(size_t(n));
-  round.resize(size_t(n));
   for (int k = 0; k < n; ++k) small.reported[k].MPI_ERROR = MPI_ERR_PENDING;
   for (int left = n; left > 0;) {
     int got = 0;
-    const int rc = PMPI_Waitsome(n, small.reals, &got, arrived.data(), round.data());
+    const int rc = PMPI_Waitsome(n, small.reals, &got, small.arrived, small.round);
     if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
-    if (got == MPI_UNDEFINED) break;
+    // None active while some are pending cannot be (each had a live MPICH request): the
+    // general completion sorts it out.
+    if (got == MPI_UNDEFINED) return MPI_ERR_IN_STATUS;
     for (int j = 0; j < got; ++j) {
-      const int k = arrived[size_t(j)];
+      const int k = small.arrived[j];
       MPI_Status &s = small.reported[k];
-      s = round[size_t(j)];
+      s = small.round[j];
       if (rc == MPI_SUCCESS) s.MPI_ERROR = MPI_SUCCESS;  // MPICH sets it only on errors
       Request &r = *small.reqs[k];
       if (r.kind == Request::Kind::Recv && s.MPI_ERROR == MPI_SUCCESS && plain_arrival(r, s))

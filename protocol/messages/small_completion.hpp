@@ -21,11 +21,14 @@ enum class SmallWait {
 };
 
 // The small requests of one MPI_Waitall: arrays with room for `count` entries (the caller's: the
-// wrapper's stack, or the hook's batch), `n` of them used.
+// wrapper's stack, or the hook's batch of its nesting level), `n` of them used; `arrived` and
+// `round` are room for the rounds of PMPI_Waitsome.
 struct SmallRequests {
   Request **reqs;
   MPI_Request *reals;
   MPI_Status *reported;
+  int *arrived;
+  MPI_Status *round;
   int n = 0;
   bool statuses_reported = false;  // MPICH filled `reported` (there is a receive, or the
                                    // program wants statuses)
