@@ -99,7 +99,7 @@ void copy_bytes(void *to, const void *from, size_t n);
 // the same address as the program's buffer modulo 64, so the copies in and out run at full
 // speed: on these CPUs (AMD family 25), when the destination lay 1 to 31 bytes past the source
 // modulo 4096, glibc's memcpy of 4 KiB or more ran up to 27 times slower and gcc's inline
-// `rep movsq` 3 to 5 times slower (bench/README.md, section 2). A payload right behind the header
+// `rep movsq` 3 to 5 times slower (bench/README.md, sections 1-3). A payload right behind the header
 // of a bounce that starts where the program's buffer does (page-aligned buffers, 64-byte aligned
 // heap blocks) is 4 bytes past it. Smaller payloads start the bounce, which then fits the 64
 // bytes a request slot keeps.
