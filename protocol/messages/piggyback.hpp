@@ -118,7 +118,9 @@ constexpr size_t kAlignSlack = 63;
   r.wire_at = align ? uint8_t(wire_offset(r.bounce.data(), buf)) : 0;
   return r.bounce.data() + r.wire_at;
 }
-[[gnu::always_inline]] inline char *wire_of(Request &r) { return r.bounce.data() + r.wire_at; }
+[[gnu::always_inline]] inline const char *wire_of(const Request &r) {
+  return r.bounce.data() + r.wire_at;
+}
 // A bounce on the stack for a blocking call: kStackWire bytes, 64-byte aligned.
 constexpr size_t kStackWire = size_t(kHeaderBytes + kBounceLimit) + kAlignSlack;
 [[gnu::always_inline]] inline char *stack_wire(char *bounce, const void *buf, int64_t payload) {

@@ -17,7 +17,7 @@ namespace {
 
 // A completed receive whose message is of this epoch in Run mode and carries its header inline:
 // nothing to log, classify or wait for.
-inline bool plain_arrival(Request &r, const MPI_Status &st) {
+inline bool plain_arrival(const Request &r, const MPI_Status &st) {
   if (st.count_lo < piggyback::kHeaderBytes) return false;  // a split header
   int32_t header;
   std::memcpy(&header, piggyback::wire_of(r), piggyback::kHeaderBytes);
@@ -32,7 +32,7 @@ inline bool plain_arrival(Request &r, const MPI_Status &st) {
 constexpr size_t kCopyAsArrivedBytes = 32 * 1024;
 
 // A completed receive's payload, copied from its bounce to the program's buffer.
-inline void copy_out(Request &r, const MPI_Status &s) {
+inline void copy_out(const Request &r, const MPI_Status &s) {
   // At most a bounce's bytes came: the count's high part is zero.
   piggyback::copy_small(reinterpret_cast<void *>(r.buf),
                         piggyback::wire_of(r) + piggyback::kHeaderBytes,
