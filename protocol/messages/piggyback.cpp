@@ -156,17 +156,32 @@ const int32_t &absolute_header(const Request &r) {
 // one per message, and a large receive takes one of the largest for its header every time.
 constexpr size_t kFullBounce = size_t(kHeaderBytes + kBounceLimit) + kAlignSlack;
 constexpr size_t kMaxSparesPerClass = 64;
-constexpr int kClasses = 16;
+constexpr size_t kFirstClass = BounceBuffer::kSmallCapacity * 2;
+constexpr int kFirstClassLog = 7;
+static_assert(kFirstClass == size_t(1) << kFirstClassLog);
+// Classes kFirstClass << 0, 1, ... below kFullBounce, then kFullBounce itself.
+constexpr int kPowerClasses = [] {
+  int n = 0;
+  while ((kFirstClass << n) < kFullBounce) ++n;
+  return n;
+}();
+constexpr int kClasses = kPowerClasses + 1;
 std::vector<BounceBuffer> g_spare_bounces[kClasses];
 
 // The size class of a bounce of n bytes (above the small size a slot keeps): its index, with
-// the capacity it gets, or -1 for one larger than any bounce.
+// the capacity it gets, or -1 for one larger than any bounce. Every large receive asks twice.
 int bounce_class(size_t n, size_t &capacity) {
-  capacity = BounceBuffer::kSmallCapacity * 2;
-  for (int cls = 0; cls < kClasses - 1; ++cls, capacity *= 2)
-    if (n <= capacity && capacity < kFullBounce) return cls;
-  capacity = n <= kFullBounce ? kFullBounce : n;
-  return n <= kFullBounce ? kClasses - 1 : -1;
+  if (n > kFullBounce) {
+    capacity = n;
+    return -1;
+  }
+  if (n > (kFirstClass << (kPowerClasses - 1))) {
+    capacity = kFullBounce;
+    return kClasses - 1;
+  }
+  const int cls = n <= kFirstClass ? 0 : 64 - __builtin_clzll(uint64_t(n - 1)) - kFirstClassLog;
+  capacity = kFirstClass << cls;
+  return cls;
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "handles/handle_state.hpp"
+#include "state/posting_order.hpp"
 
 namespace c3::mpi {
 
@@ -435,7 +435,7 @@ struct Runtime {
   std::map<MPI_Message, MPI_Comm> message_comms;  // matched by MPI_Mprobe, not yet received
   MPI_Comm bulk = MPI_COMM_NULL;  // payloads of split messages on MPI_COMM_WORLD
   std::map<MPI_Message, int32_t> split_messages;  // a matched split message's payload -> header
-  std::set<std::pair<uint64_t, Request *>> awaiting;  // receives with awaits_header, by posting
+  PostingOrder<Request> awaiting;  // receives with awaits_header
   bool restarted = false;
 };
 extern Runtime g_runtime;
