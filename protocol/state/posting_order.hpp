@@ -1,7 +1,8 @@
 // Requests kept in posting order (the receives awaiting a split header). Receives are posted with
 // rising posting ids and their headers mostly arrive in that order, so a vector with holes does
 // what a search tree did without an allocation and a rebalance per receive: appending is a
-// push_back, removing marks a hole (found by binary search) and drops the holes at the front.
+// push_back, removing marks a hole (the oldest entry is looked at first, then a binary search)
+// and drops the holes at the front.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -39,7 +40,9 @@ class PostingOrder {
     const Entry *at_, *end_;
   };
 
-  const_iterator begin() const { return {entries_.data() + head_, entries_.data() + entries_.size()}; }
+  const_iterator begin() const {
+    return {entries_.data() + head_, entries_.data() + entries_.size()};
+  }
   const_iterator end() const {
     const Entry *last = entries_.data() + entries_.size();
     return {last, last};
@@ -63,22 +66,20 @@ class PostingOrder {
 
   // Removes `item` posted at `posting`; false if it is not here.
   bool erase(uint64_t posting, const T *item) {
+    Entry *found = nullptr;
     if (live_ && entries_[head_].item == item && entries_[head_].posting == posting) {
-      entries_[head_].item = nullptr;  // the oldest: the common case
-      --live_;
-      drop_holes();
-      return true;
+      found = &entries_[head_];  // the oldest: the common case
+    } else {
+      auto at = std::lower_bound(entries_.begin() + long(head_), entries_.end(), posting,
+                                 [](const Entry &e, uint64_t p) { return e.posting < p; });
+      for (; at != entries_.end() && at->posting == posting && !found; ++at)
+        if (at->item == item) found = &*at;
     }
-    auto at = std::lower_bound(entries_.begin() + long(head_), entries_.end(), posting,
-                               [](const Entry &e, uint64_t p) { return e.posting < p; });
-    for (; at != entries_.end() && at->posting == posting; ++at)
-      if (at->item == item) {
-        at->item = nullptr;
-        --live_;
-        drop_holes();
-        return true;
-      }
-    return false;
+    if (!found) return false;
+    found->item = nullptr;
+    --live_;
+    drop_holes();
+    return true;
   }
 
   void clear() {
