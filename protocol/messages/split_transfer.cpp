@@ -461,6 +461,8 @@ void finish_pending_payloads() {
     }
 }
 
+size_t header_sends_kept() { return g_header_sends.size(); }
+
 void setup() {
   PMPI_Comm_dup(MPI_COMM_WORLD, &rt().bulk);
   payload_window::create();

@@ -98,6 +98,9 @@ void mprobe_blocking(int source, int tag, MPI_Comm comm, MPI_Message *message, M
 // is half in the past.
 void finish_pending_payloads();
 
+// Split headers this rank sent whose requests it still keeps (reaped in batches; for tests).
+size_t header_sends_kept();
+
 void setup();     // after MPI_Init: the bulk communicator
 void teardown();  // at MPI_Finalize
 

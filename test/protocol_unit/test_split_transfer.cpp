@@ -295,6 +295,27 @@ TEST_CASE("split: a nonblocking large send to itself returns before its receive 
   check_clean();
 }
 
+// The requests of split headers are kept until MPICH completes them, reaped a window at a time:
+// a long stream of large messages leaves only the last window's.
+TEST_CASE("split: a stream of large messages keeps a bounded number of header requests",
+          "[split]") {
+  const int me = world_rank(), tag = kTagBase + 6;
+  const Bytes sent = payload(size_t(kLarge), 6);
+  Bytes got = buffer(size_t(kLarge));
+  size_t most = 0;
+  for (int i = 0; i < 1000; ++i) {
+    MPI_Request send;
+    MPI_Isend(sent.data(), kLarge, MPI_BYTE, me, tag, MPI_COMM_WORLD, &send);
+    MPI_Recv(got.data(), kLarge, MPI_BYTE, me, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&send, MPI_STATUS_IGNORE);
+    most = std::max(most, split::header_sends_kept());
+  }
+  CHECK(holds(got, sent));
+  CHECK(most >= 1);    // kept until reaped
+  CHECK(most <= 128);  // and reaped
+  check_clean();
+}
+
 TEST_CASE("split: messages at the bounce limit and just above it", "[split]") {
   const int me = world_rank(), tag = kTagBase + 10;
   for (int bytes : {int(piggyback::kBounceLimit) - 1, int(piggyback::kBounceLimit), kLarge,
