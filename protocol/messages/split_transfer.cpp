@@ -37,8 +37,9 @@ const unsigned char *split_header_wire(int32_t header) {
 // (MPI_Request_free instead lost a header sent to itself in a one-rank job of MPICH 4.0.2.)
 // Reaped a window at a time: testing the oldest from every send ran MPICH's progress once per
 // message (about 880 instructions of a 16 KiB message's).
+constexpr size_t kReapWindow = 64;
 std::vector<MPI_Request> g_header_sends;
-size_t g_reap_at = 64;
+size_t g_reap_at = kReapWindow;
 std::vector<int> g_reaped;  // PMPI_Testsome's indices
 
 void keep_header_send(MPI_Request request) {
@@ -52,7 +53,7 @@ void keep_header_send(MPI_Request request) {
                        g_header_sends.end());
   // Headers nobody receives yet (to itself, say) stay; they are looked at again only once as
   // many more have gone out.
-  g_reap_at = std::max<size_t>(64, 2 * g_header_sends.size());
+  g_reap_at = std::max(kReapWindow, 2 * g_header_sends.size());
 }
 
 // Payloads sent from c3's copy to a receiver that stalled this rank (payload_window.hpp): the
@@ -471,7 +472,7 @@ void setup() {
 void teardown() {
   for (MPI_Request &h : g_header_sends) PMPI_Wait(&h, MPI_STATUS_IGNORE);
   g_header_sends.clear();
-  g_reap_at = 64;
+  g_reap_at = kReapWindow;
   // Every rank is in MPI_Finalize: a payload still unsent has no receive (the program never
   // received that message). MPICH finishes or drops it; its copy stays allocated meanwhile.
   for (PayloadCopy &c : g_payload_copies) {
