@@ -4,11 +4,11 @@
 //   * MPI_Send and MPI_Recv of up to 8 KiB: the message with its header goes through a bounce
 //     buffer on the stack, no request-table entry, the receive lands in the caller's status
 //     (the hooks take the same way, fast::send / fast::recv, on other intracommunicators);
-//   * MPI_Isend and MPI_Irecv of up to 8 KiB, and MPI_Waitall over such requests only: the
-//     message travels in the request's own bounce buffer (64 bytes kept by the slot, larger ones
-//     from spares per size class); the request takes a table slot from those this lane freed
-//     before, of which only the fields the lane writes differ from a reset entry, and gives it
-//     back the same way (requests.hpp: take_small_slot).
+//   * MPI_Isend and MPI_Irecv of up to 8 KiB, and MPI_Wait or MPI_Waitall over such requests
+//     only: the message travels in the request's own bounce buffer (64 bytes kept by the slot,
+//     larger ones from spares per size class); the request takes a table slot from those this
+//     lane freed before, of which only the fields the lane writes differ from a reset entry, and
+//     gives it back the same way (requests.hpp: take_small_slot).
 // Anything else, and every request of the lane once another call looks at it, takes the hooks'
 // way. Each fast_X returns whether it handled the call, its result in `rc`; everything unusual
 // leaves these paths through a call, so they keep their values in registers.
@@ -122,6 +122,11 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   return int(bytes);
 }
 
+// The rest of an MPI_Wait whose small message needs the general completion (SmallWait::General):
+// inside an Entry, what wait_request would have done with PMPI_Wait's result, then the hook.
+[[gnu::noinline]] int wait_general(MPI_Request &handle, MPI_Status *status, MPI_Status &reported,
+                                   int rc);
+
 // The rest of an MPI_Waitall whose small messages need the general completion
 // (SmallWait::General): inside an Entry, the hand-over and the hook's loop
 // (messages/small_completion.cpp).
@@ -165,7 +170,7 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   const MPI_Request h = take_small_slot(Request::Kind::Send, &r);
   const int wire = piggyback::kHeaderBytes + bytes;
   char *const w = fast::describe(*r, buf, count, datatype, dest, tag, bytes);
-  const int32_t header = outgoing_header();
+  const int32_t header = piggyback::make_header(state().epoch, false);  // quiet(): Run mode
   std::memcpy(w, &header, piggyback::kHeaderBytes);
   piggyback::copy_small(w + piggyback::kHeaderBytes, buf, size_t(bytes));
   ++state().sent[size_t(dest)];
@@ -205,6 +210,18 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
     return true;
   }
   *request = h;
+  return true;
+}
+
+[[gnu::always_inline]] inline bool fast_Wait(MPI_Request *request, MPI_Status *status, int &rc) {
+  if (!fast::quiet()) return false;
+  MPI_Status reported;
+  switch (wait_small(*request, status, reported, rc)) {
+    case SmallWait::NotSmall: return false;
+    case SmallWait::Done: return true;
+    case SmallWait::General: break;
+  }
+  rc = fast::wait_general(*request, status, reported, rc);
   return true;
 }
 

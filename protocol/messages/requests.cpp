@@ -161,7 +161,13 @@ void invalid_request(MPI_Request handle) {
 }
 
 std::vector<size_t> g_free_slots;
-std::vector<size_t> g_small_slots;
+SmallSlots g_small_slots;
+
+void SmallSlots::grow() {
+  storage_.resize(storage_.size() * 2 + 64);
+  data_ = storage_.data();
+  capacity_ = storage_.size();
+}
 
 void requests_restored() {
   auto &table = state().requests;
@@ -195,13 +201,11 @@ inline void release_held_datatypes(Request &r) {
 MPI_Request new_request_elsewhere(Request::Kind kind, Request **out) {
   auto &table = state().requests;
   if (!g_small_slots.empty()) {
-    const size_t index = g_small_slots.back();
-    g_small_slots.pop_back();
-    Request &r = table[index];
-    r.reset();
-    r.kind = kind;
-    *out = &r;
-    return request_handle(index);
+    const SmallSlot slot = g_small_slots.pop();
+    slot.entry->reset();
+    slot.entry->kind = kind;
+    *out = slot.entry;
+    return slot.handle;
   }
   if (table.size() >= kIndexMask) fatal("too many live MPI requests");
   const size_t index = table.size();
@@ -521,10 +525,6 @@ void empty_status(MPI_Status *status) {
 }
 
 bool request_active(MPI_Request h) { return h != MPI_REQUEST_NULL && request_of(h).active; }
-
-MPI_Status *status_at(MPI_Status statuses[], int i) {
-  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-}
 
 void proc_null_status(MPI_Status *status) {
   MPI_Status st{};

@@ -31,9 +31,35 @@ inline Request &request_of(MPI_Request handle) {
 }
 // Free slots of the table, lowest last; each was reset when it was freed.
 extern std::vector<size_t> g_free_slots;
-// Free slots the small-message lane gave back (hooks/fast_paths.hpp): the fields that lane
-// writes hold its last request's values, all others are a reset entry's.
-extern std::vector<size_t> g_small_slots;
+// A free slot the small-message lane gave back (hooks/fast_paths.hpp): the fields that lane
+// writes hold its last request's values, all others are a reset entry's. Kept with its entry's
+// address, so taking one costs no table lookup (a restored table's entries live elsewhere:
+// requests_restored drops these).
+struct SmallSlot {
+  Request *entry = nullptr;
+  MPI_Request handle = MPI_REQUEST_NULL;
+};
+// Those slots as a stack whose push and pop stay inline (growing is out of line and rare).
+class SmallSlots {
+ public:
+  bool empty() const { return top_ == 0; }
+  size_t size() const { return top_; }
+  void clear() { top_ = 0; }
+  [[gnu::always_inline]] SmallSlot pop() { return data_[--top_]; }
+  [[gnu::always_inline]] void push(Request *entry, MPI_Request handle) {
+    if (top_ == capacity_) grow();
+    data_[top_].entry = entry;
+    data_[top_].handle = handle;
+    ++top_;
+  }
+
+ private:
+  void grow();
+  std::vector<SmallSlot> storage_;
+  SmallSlot *data_ = nullptr;  // storage_'s, with its size: no vector arithmetic per call
+  size_t top_ = 0, capacity_ = 0;
+};
+extern SmallSlots g_small_slots;
 // A free entry when g_free_slots has none: a small-lane slot reset, or a new one.
 MPI_Request new_request_elsewhere(Request::Kind kind, Request **out);
 [[gnu::always_inline]] inline MPI_Request request_handle(size_t index) { return MPI_Request(kRequestType | uint32_t(index + 1)); }
@@ -50,12 +76,10 @@ MPI_Request new_request_elsewhere(Request::Kind kind, Request **out);
 // An entry for the small-message lane, which sets every field it uses.
 [[gnu::always_inline]] inline MPI_Request take_small_slot(Request::Kind kind, Request **out) {
   if (g_small_slots.empty()) return new_request(kind, out);
-  const size_t index = g_small_slots.back();
-  g_small_slots.pop_back();
-  Request &r = state().requests[index];
-  r.kind = kind;
-  *out = &r;
-  return request_handle(index);
+  const SmallSlot slot = g_small_slots.pop();
+  slot.entry->kind = kind;
+  *out = slot.entry;
+  return slot.handle;
 }
 // Gives a finished small-lane entry back: only what marks it free and idle is reset, and a
 // bounce buffer above the 64 bytes a slot keeps goes back to the spares.
@@ -65,7 +89,7 @@ MPI_Request new_request_elsewhere(Request::Kind kind, Request **out);
   r.active = false;
   r.small = false;
   r.real = MPI_REQUEST_NULL;
-  g_small_slots.push_back((uint32_t(handle) & kIndexMask) - 1);
+  g_small_slots.push(&r, handle);
   handle = MPI_REQUEST_NULL;
 }
 // An active request's message, as the call gave it (the program's handles and MPICH's).
@@ -179,7 +203,9 @@ void empty_status(MPI_Status *status);
 // Whether a program's request handle names an active request (MPI_REQUEST_NULL does not).
 bool request_active(MPI_Request h);
 // Entry i of a status array, or MPI_STATUS_IGNORE for MPI_STATUSES_IGNORE.
-MPI_Status *status_at(MPI_Status statuses[], int i);
+inline MPI_Status *status_at(MPI_Status statuses[], int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
 MPI_Request adopt_request(MPI_Request real, bool persistent);
 
 }  // namespace c3::mpi

@@ -15,14 +15,19 @@
 namespace c3::mpi {
 namespace {
 
-// A completed receive whose message is of this epoch in Run mode and carries its header inline:
-// nothing to log, classify or wait for.
-inline bool plain_arrival(const Request &r, const MPI_Status &st) {
-  if (st.count_lo < piggyback::kHeaderBytes) return false;  // a split header
-  int32_t header;
-  std::memcpy(&header, piggyback::wire_of(r), piggyback::kHeaderBytes);
-  return intra_epoch_in_run_mode(header);
-}
+// What a completed receive must carry to need nothing but counting: its header inline (not a
+// split header) and of this epoch, while this rank runs normally (message_received would do
+// nothing else). Computed once per call, tested per receive.
+struct PlainArrival {
+  bool run = state().mode == Mode::Run;
+  int32_t header = piggyback::make_header(state().epoch, false);  // the logging bit aside
+  bool operator()(const Request &r, const MPI_Status &st) const {
+    if (st.count_lo < piggyback::kHeaderBytes) return false;  // a split header
+    int32_t h;
+    std::memcpy(&h, piggyback::wire_of(r), piggyback::kHeaderBytes);
+    return run && (h & ~4) == header;
+  }
+};
 
 // Receives whose bounces hold this many bytes in all are copied out round by round as they
 // arrive, while their bounces are still in the cache. After one PMPI_Waitall over a window of
@@ -44,7 +49,7 @@ inline void copy_out(const Request &r, const MPI_Status &s) {
 // MPI_SUCCESS when all completed, or MPI_ERR_IN_STATUS after the first round that reported an
 // error: the requests no round completed keep their MPICH request and the status
 // MPI_ERR_PENDING, which the general completion treats as it does PMPI_Waitall's pending ones.
-[[gnu::noinline]] int wait_copying(int n, SmallRequests &small) {
+[[gnu::noinline]] int wait_copying(int n, SmallRequests &small, const PlainArrival &plain) {
   for (int k = 0; k < n; ++k) small.reported[k].MPI_ERROR = MPI_ERR_PENDING;
   for (int left = n; left > 0;) {
     int got = 0;
@@ -59,7 +64,7 @@ inline void copy_out(const Request &r, const MPI_Status &s) {
       s = small.round[j];
       if (rc == MPI_SUCCESS) s.MPI_ERROR = MPI_SUCCESS;  // MPICH sets it only on errors
       Request &r = *small.reqs[k];
-      if (r.kind == Request::Kind::Recv && s.MPI_ERROR == MPI_SUCCESS && plain_arrival(r, s))
+      if (r.kind == Request::Kind::Recv && s.MPI_ERROR == MPI_SUCCESS && plain(r, s))
         copy_out(r, s);
     }
     left -= got;
@@ -68,7 +73,54 @@ inline void copy_out(const Request &r, const MPI_Status &s) {
   return MPI_SUCCESS;
 }
 
+// The live request of the small-message path `h` names, or null (MPI_REQUEST_NULL, an invalid
+// handle, which the general path reports, or any other request).
+inline Request *small_request(MPI_Request h, size_t entries) {
+  const uint32_t bits = uint32_t(h), index = bits & kIndexMask;
+  if ((bits & ~kIndexMask) != kRequestType || index - 1 >= entries) return nullptr;
+  Request &r = state().requests[index - 1];
+  // Small and not done: its MPICH request is live.
+  if (!r.small || r.done || r.kind == Request::Kind::Free) return nullptr;
+  return &r;
+}
+
+// This epoch's count of received messages, per world rank.
+inline std::vector<uint64_t> &received_now() {
+  ProtocolState &st = state();
+  return st.received[st.epoch & 3];
+}
+
+// A plain arrival at a receive: its payload to the program (unless copied as it arrived), its
+// message counted in `received` (MPICH reported it in `s`).
+inline void finish_receive(const Request &r, const MPI_Status &s, bool copied,
+                           std::vector<uint64_t> &received) {
+  if (!copied) copy_out(r, s);
+  const int source = r.comm == MPI_COMM_WORLD ? s.MPI_SOURCE : world_rank_of(r.comm, s.MPI_SOURCE);
+  ++received[size_t(source)];
+}
+
 }  // namespace
+
+SmallWait wait_small(MPI_Request &handle, MPI_Status *status, MPI_Status &reported, int &rc) {
+  if (split::must_poll()) return SmallWait::NotSmall;  // a receive elsewhere may need its payload
+  Request *const r = small_request(handle, state().requests.size());
+  if (r == nullptr) return SmallWait::NotSmall;
+  reported = MPI_Status{};  // MPICH sets MPI_ERROR only on errors, a send's status hardly at all
+  ++g_depth;  // inside the layer while in MPICH (the wrapper's inline path has no Entry)
+  rc = PMPI_Wait(&r->real, &reported);
+  --g_depth;
+  if (rc != MPI_SUCCESS) return SmallWait::General;
+  if (r->kind == Request::Kind::Recv) {
+    if (!PlainArrival{}(*r, reported)) return SmallWait::General;
+    finish_receive(*r, reported, false, received_now());
+    reported.count_lo -= piggyback::kHeaderBytes;
+    copy_status_out(status, reported);  // MPI_ERROR stays: a single completion never sets it
+  } else if (status != MPI_STATUS_IGNORE) {
+    set_send_status(*status, reported);
+  }
+  release_small_slot(*r, handle);
+  return SmallWait::Done;
+}
 
 SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[],
                          SmallRequests &small, int &rc) {
@@ -76,25 +128,23 @@ SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]
   MPI_Request *const reals = small.reals;
   MPI_Status *const reported = small.reported;
   if (split::must_poll()) return SmallWait::NotSmall;  // a receive elsewhere may need its payload
+  ProtocolState &st = state();
+  const size_t entries = st.requests.size();
   int n = 0;
   bool receives = false;
   size_t receive_bytes = 0;
   for (int i = 0; i < count; ++i) {
     if (handles[i] == MPI_REQUEST_NULL) continue;
-    // An invalid handle is the general path's to report (the inline path has no Entry).
-    const uint32_t h = uint32_t(handles[i]), index = h & kIndexMask;
-    if ((h & ~kIndexMask) != kRequestType || index - 1 >= state().requests.size())
-      return SmallWait::NotSmall;
-    Request &r = state().requests[index - 1];
-    // Small and not done: its MPICH request is live.
-    if (!r.small || r.done || r.kind == Request::Kind::Free) return SmallWait::NotSmall;
-    reqs[n] = &r;
-    reals[n++] = r.real;
-    if (r.kind == Request::Kind::Recv) {
+    Request *const r = small_request(handles[i], entries);
+    if (r == nullptr) return SmallWait::NotSmall;
+    reqs[n] = r;
+    reals[n++] = r->real;
+    if (r->kind == Request::Kind::Recv) {
       receives = true;
-      receive_bytes += r.bounce.size();
+      receive_bytes += r->bounce.size();
     }
   }
+  const PlainArrival plain;
   const bool copy_as_arrived = receive_bytes >= kCopyAsArrivedBytes;
   MPI_Status *wanted = MPI_STATUSES_IGNORE;
   if (receives || statuses != MPI_STATUSES_IGNORE) {
@@ -103,7 +153,7 @@ SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]
   }
   ++g_depth;  // inside the layer while in MPICH (the wrapper's inline path has no Entry)
   rc = n == 0            ? MPI_SUCCESS
-       : copy_as_arrived ? wait_copying(n, small)
+       : copy_as_arrived ? wait_copying(n, small, plain)
                          : PMPI_Waitall(n, reals, wanted);
   --g_depth;
   small.n = n;
@@ -111,32 +161,36 @@ SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]
 
   // MPICH freed every request (unless one failed). Any receive that needs more than counting
   // goes to the general path, with all the others (it completes them in posting order).
-  for (int k = 0; k < n; ++k)
-    if (rc != MPI_SUCCESS ||
-        (reqs[k]->kind == Request::Kind::Recv && !plain_arrival(*reqs[k], reported[k])))
-      return SmallWait::General;
+  if (rc != MPI_SUCCESS) return SmallWait::General;
+  if (receives)
+    for (int k = 0; k < n; ++k)
+      if (reqs[k]->kind == Request::Kind::Recv && !plain(*reqs[k], reported[k]))
+        return SmallWait::General;
 
-  ProtocolState &st = state();
-  auto &received = st.received[st.epoch & 3];
-  int k = 0;
-  for (int i = 0; i < count; ++i) {
-    MPI_Status *to = status_at(statuses, i);
+  std::vector<uint64_t> &received = received_now();
+  if (statuses == MPI_STATUSES_IGNORE) {  // no status to fill, no null handle to report
+    for (int i = 0, k = 0; k < n; ++i) {
+      if (handles[i] == MPI_REQUEST_NULL) continue;
+      Request &r = *reqs[k];
+      if (r.kind == Request::Kind::Recv) finish_receive(r, reported[k], copy_as_arrived, received);
+      ++k;
+      release_small_slot(r, handles[i]);
+    }
+    return SmallWait::Done;
+  }
+  for (int i = 0, k = 0; i < count; ++i) {
+    MPI_Status *to = &statuses[i];
     if (handles[i] == MPI_REQUEST_NULL) {
       empty_status(to);
       continue;
     }
     Request &r = *reqs[k];
-    MPI_Status &s = reported[k++];  // reported when it is a receive or statuses are wanted
+    MPI_Status &s = reported[k++];  // MPICH filled it: statuses are wanted
     if (r.kind == Request::Kind::Recv) {
-      if (!copy_as_arrived) copy_out(r, s);
-      const int bytes = s.count_lo - piggyback::kHeaderBytes;
-      const int source = r.comm == MPI_COMM_WORLD ? s.MPI_SOURCE : world_rank_of(r.comm, s.MPI_SOURCE);
-      ++received[size_t(source)];
-      if (to != MPI_STATUS_IGNORE) {
-        s.count_lo = bytes;
-        *to = s;  // MPI_Waitall sets MPI_ERROR of every status it fills
-      }
-    } else if (to != MPI_STATUS_IGNORE) {
+      finish_receive(r, s, copy_as_arrived, received);
+      s.count_lo -= piggyback::kHeaderBytes;
+      *to = s;  // MPI_Waitall sets MPI_ERROR of every status it fills
+    } else {
       set_send_status(*to, s);
       to->MPI_ERROR = s.MPI_ERROR;
     }
@@ -154,6 +208,13 @@ void hand_to_general(const SmallRequests &small, int rc) {
   batch.indices.resize(size_t(small.n));
   for (int j = 0; j < small.n; ++j) batch.indices[size_t(j)] = j;
   batch.complete_waitall(rc);
+}
+
+int fast::wait_general(MPI_Request &handle, MPI_Status *status, MPI_Status &reported, int rc) {
+  Entry entry;
+  if (rc != MPI_SUCCESS) reported.MPI_ERROR = rc;  // as wait_request hands it on
+  complete_real_request(request_of(handle), reported);
+  return on_Wait(&handle, status);  // waits for a split payload, hands the status out
 }
 
 int fast::waitall_general(int count, MPI_Request handles[], MPI_Status statuses[],

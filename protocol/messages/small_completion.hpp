@@ -2,8 +2,9 @@
 // bounce buffer: built-in type, up to 8 KiB, not persistent, never cancelled): one PMPI_Waitall,
 // then each request is finished in place (payload copied out, message counted, entry given back
 // to the small-message slots) without the general completion path, which costs several times
-// more per message. Anything unusual leaves the work to the general path. The wrapper's inline
-// path (hooks/fast_paths.hpp) and the MPI_Waitall hook share it.
+// more per message. MPI_Wait of one such request likewise. Anything unusual leaves the work to
+// the general path. The wrappers' inline paths (hooks/fast_paths.hpp) and the MPI_Waitall hook
+// share it.
 #pragma once
 #include <mpi.h>
 
@@ -36,6 +37,9 @@ struct SmallRequests {
 
 SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[],
                          SmallRequests &small, int &rc);
+// MPI_Wait of `handle`, the same way: `reported` is what PMPI_Wait gave (rc its result), which
+// after SmallWait::General the caller completes inside its Entry (complete_real_request).
+SmallWait wait_small(MPI_Request &handle, MPI_Status *status, MPI_Status &reported, int &rc);
 // After SmallWait::General: the requests, done in MPICH with result `rc`, go to the general
 // completion (a failed call of sends only ends the job with MPI's reason).
 void hand_to_general(const SmallRequests &small, int rc);

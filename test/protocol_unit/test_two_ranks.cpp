@@ -340,5 +340,75 @@ TEST_CASE("two ranks: the small-message lane (MPI_Isend, MPI_Irecv, MPI_Waitall 
       CHECK(st.early.size() == 1);  // recorded: a restart suppresses its second sending
     }
   }
+
+  SECTION("MPI_Wait finishes lane requests in place, statuses as MPI_Wait gives them") {
+    const int counts[4] = {0, 1, 15, 1024};  // 1024 ints: a bounce above the slot's 64 bytes
+    std::vector<int> out[4], in[4];
+    MPI_Request recvs[4], sends[4];
+    for (int j = 0; j < 4; ++j) {
+      in[j].assign(size_t(counts[j]) + 1, -7);
+      REQUIRE(MPI_Irecv(in[j].data(), counts[j], MPI_INT, j == 2 ? MPI_ANY_SOURCE : peer,
+                        j == 3 ? MPI_ANY_TAG : kTagBase + 90 + j, MPI_COMM_WORLD,
+                        &recvs[j]) == MPI_SUCCESS);
+    }
+    const uint64_t received_before = st.received[size_t(colour)][size_t(peer)];
+    for (int j = 0; j < 4; ++j) {
+      out[j].resize(size_t(counts[j]) + 1);
+      for (int i = 0; i < counts[j]; ++i) out[j][size_t(i)] = me * 100000 + j * 10000 + i;
+      REQUIRE(MPI_Isend(out[j].data(), counts[j], MPI_INT, peer, kTagBase + 90 + j, MPI_COMM_WORLD,
+                        &sends[j]) == MPI_SUCCESS);
+      CHECK(request_of(sends[j]).small);
+    }
+    const size_t small_before = g_small_slots.size();
+    for (int j = 0; j < 4; ++j) {
+      MPI_Status s;
+      s.MPI_ERROR = 77;
+      s.MPI_SOURCE = -5;
+      REQUIRE(MPI_Wait(&sends[j], j == 1 ? MPI_STATUS_IGNORE : &s) == MPI_SUCCESS);
+      CHECK(sends[j] == MPI_REQUEST_NULL);
+      CHECK(s.MPI_ERROR == 77);     // a single completion leaves it alone
+      CHECK(s.MPI_SOURCE == -5);    // of a send's status MPICH sets only the cancelled flag
+      s.MPI_ERROR = 77;
+      REQUIRE(MPI_Wait(&recvs[j], j == 1 ? MPI_STATUS_IGNORE : &s) == MPI_SUCCESS);
+      CHECK(recvs[j] == MPI_REQUEST_NULL);
+      for (int i = 0; i < counts[j]; ++i)
+        if (in[j][size_t(i)] != peer * 100000 + j * 10000 + i) FAIL("payload " << j << " at " << i);
+      CHECK(in[j][size_t(counts[j])] == -7);  // nothing past the message
+      if (j == 1) continue;
+      int count = -1;
+      PMPI_Get_count(&s, MPI_INT, &count);
+      CHECK(count == counts[j]);
+      CHECK(s.MPI_SOURCE == peer);
+      CHECK(s.MPI_TAG == kTagBase + 90 + j);
+      CHECK(s.MPI_ERROR == 77);
+    }
+    CHECK(st.received[size_t(colour)][size_t(peer)] == received_before + 4);
+    CHECK(g_small_slots.size() == small_before + 8);  // every entry back to the lane
+  }
+
+  SECTION("a message of the next epoch leaves MPI_Wait's lane for the general completion") {
+    int in = -1, out = 43;
+    MPI_Request r;
+    if (me == 0) {
+      st.epoch += 1;
+      REQUIRE(MPI_Isend(&out, 1, MPI_INT, peer, kTagBase + 81, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+      REQUIRE(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    } else {
+      const uint64_t early_before = st.received[size_t((colour + 1) & 3)][size_t(peer)];
+      REQUIRE(MPI_Irecv(&in, 1, MPI_INT, peer, kTagBase + 81, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+      MPI_Status s;
+      s.MPI_ERROR = 77;
+      REQUIRE(MPI_Wait(&r, &s) == MPI_SUCCESS);
+      CHECK(r == MPI_REQUEST_NULL);
+      CHECK(in == 43);
+      CHECK(s.MPI_SOURCE == peer);
+      CHECK(s.MPI_ERROR == 77);
+      int count = -1;
+      PMPI_Get_count(&s, MPI_INT, &count);
+      CHECK(count == 1);
+      CHECK(st.received[size_t((colour + 1) & 3)][size_t(peer)] == early_before + 1);
+      CHECK(st.early.size() == 1);  // recorded: a restart suppresses its second sending
+    }
+  }
   CHECK(live() == live_before);  // every entry freed
 }
