@@ -7,6 +7,8 @@
  *   -b N      timed batches per size; the program prints the median batch (default 5)
  *   -i X      scale every iteration count by X, e.g. 0.1 for a quick look (default 1)
  *   -w N      window: messages in flight per round trip (bandwidth, message rate; default 64)
+ *   -c HOW    how a window completes (message rate): `waitall` (one MPI_Waitall, the default)
+ *             or `wait` (MPI_Wait on each request in turn)
  *
  * Output (rank 0, stdout): lines starting with '#' describe the run; "SIZE VALUE" lines carry
  * the results; at the end, one "rss RANK KIB" line per rank with its peak resident set size
@@ -29,6 +31,7 @@ struct osu_options {
   int batches;
   double iteration_scale;
   int window;
+  int wait_each; /* -c wait */
 };
 
 static inline void osu_fail(const char *program, const char *message) {
@@ -72,16 +75,22 @@ static inline void osu_parse_options(const char *program, int argc, char **argv,
   options->batches = 5;
   options->iteration_scale = 1.0;
   options->window = 64;
+  options->wait_each = 0;
   const char *size_list = NULL;
   for (int i = 1; i < argc; i += 2) {
     if (i + 1 >= argc || argv[i][0] != '-' || argv[i][1] == '\0' || argv[i][2] != '\0')
-      osu_fail(program, "usage: [-s LIST] [-M BYTES] [-b N] [-i X] [-w N]");
+      osu_fail(program, "usage: [-s LIST] [-M BYTES] [-b N] [-i X] [-w N] [-c waitall|wait]");
     const char *value = argv[i + 1];
     switch (argv[i][1]) {
       case 's': size_list = value; break;
       case 'M': options->max_size = osu_number(program, value, 1, 1L << 30); break;
       case 'b': options->batches = (int)osu_number(program, value, 1, OSU_MAX_BATCHES); break;
       case 'w': options->window = (int)osu_number(program, value, 1, 1 << 16); break;
+      case 'c':
+        if (strcmp(value, "wait") != 0 && strcmp(value, "waitall") != 0)
+          osu_fail(program, "-c needs waitall or wait");
+        options->wait_each = strcmp(value, "wait") == 0;
+        break;
       case 'i': {
         char *end = NULL;
         options->iteration_scale = strtod(value, &end);
