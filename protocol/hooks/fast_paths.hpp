@@ -4,13 +4,13 @@
 //   * MPI_Send and MPI_Recv of up to 8 KiB: the message with its header goes through a bounce
 //     buffer on the stack, no request-table entry, the receive lands in the caller's status
 //     (the hooks take the same way, fast::send / fast::recv, on other intracommunicators);
-//   * MPI_Isend and MPI_Irecv of up to 8 KiB, and MPI_Wait or MPI_Waitall over such requests
-//     only: the message travels in the request's own bounce buffer (64 bytes kept by the slot,
-//     larger ones from spares per size class); the request takes a table slot from those this
-//     lane freed before, of which only the fields the lane writes differ from a reset entry, and
-//     gives it back the same way (requests.hpp: take_small_slot).
-// Anything else, and every request of the lane once another call looks at it, takes the hooks'
-// way. Each fast_X returns whether it handled the call, its result in `rc`; everything unusual
+//   * MPI_Isend and MPI_Irecv of up to 8 KiB, and MPI_Wait, MPI_Test or MPI_Waitall over such
+//     requests only: the message travels in the request's own bounce buffer (64 bytes kept by
+//     the slot, larger ones from spares per size class); the request takes a table slot from
+//     those this lane freed before, of which only the fields the lane writes differ from a reset
+//     entry, and gives it back the same way (requests.hpp: take_small_slot).
+// Anything else, and every request of the lane once another call completes or cancels it, takes
+// the hooks' way. Each fast_X returns whether it handled the call, its result in `rc`; everything unusual
 // leaves these paths through a call, so they keep their values in registers.
 #pragma once
 #include <mpi.h>
@@ -127,6 +127,11 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
 [[gnu::noinline]] int wait_general(MPI_Request &handle, MPI_Status *status, MPI_Status &reported,
                                    int rc);
 
+// What an MPI_Test whose small message needs the general completion (SmallWait::General) hands
+// it inside an Entry: the request completed in c3 if PMPI_Test said `flag`. The wrapper's
+// outcome path then decides and hands out the call's result (so a log, if one began, has it).
+[[gnu::noinline]] void test_general(MPI_Request &handle, int flag, MPI_Status &reported, int rc);
+
 // The rest of an MPI_Waitall whose small messages need the general completion
 // (SmallWait::General): inside an Entry, the hand-over and the hook's loop
 // (messages/small_completion.cpp).
@@ -223,6 +228,21 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   }
   rc = fast::wait_general(*request, status, reported, rc);
   return true;
+}
+
+// In Run mode an MPI_Test's outcome is not logged, so the lane may decide it.
+[[gnu::always_inline]] inline bool fast_Test(MPI_Request *request, int *flag, MPI_Status *status,
+                                             int &rc) {
+  if (!fast::quiet()) return false;
+  MPI_Status reported;
+  int done = 0;
+  switch (test_small(*request, done, status, reported, rc)) {
+    case SmallWait::NotSmall: return false;
+    case SmallWait::Done: *flag = done; return true;
+    case SmallWait::General: break;
+  }
+  fast::test_general(*request, done, reported, rc);
+  return false;
 }
 
 [[gnu::always_inline]] inline bool fast_Waitall(int count, MPI_Request handles[],

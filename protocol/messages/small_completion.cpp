@@ -99,26 +99,54 @@ inline void finish_receive(const Request &r, const MPI_Status &s, bool copied,
   ++received[size_t(source)];
 }
 
-}  // namespace
-
-SmallWait wait_small(MPI_Request &handle, MPI_Status *status, MPI_Status &reported, int &rc) {
-  if (split::must_poll()) return SmallWait::NotSmall;  // a receive elsewhere may need its payload
-  Request *const r = small_request(handle, state().requests.size());
-  if (r == nullptr) return SmallWait::NotSmall;
-  reported = MPI_Status{};  // MPICH sets MPI_ERROR only on errors, a send's status hardly at all
-  ++g_depth;  // inside the layer while in MPICH (the wrapper's inline path has no Entry)
-  rc = PMPI_Wait(&r->real, &reported);
-  --g_depth;
-  if (rc != MPI_SUCCESS) return SmallWait::General;
-  if (r->kind == Request::Kind::Recv) {
-    if (!PlainArrival{}(*r, reported)) return SmallWait::General;
-    finish_receive(*r, reported, false, received_now());
+// After MPICH completed `r` with `reported`: hands it out as MPI_Wait and MPI_Test do (the
+// status of a single completion: MPI_ERROR untouched, of a send only the cancelled flag) and
+// gives its slot back; false, with nothing done, when it needs the general completion.
+inline bool finish_one(Request &r, MPI_Request &handle, MPI_Status *status, MPI_Status &reported) {
+  if (r.kind == Request::Kind::Recv) {
+    if (!PlainArrival{}(r, reported)) return false;
+    finish_receive(r, reported, false, received_now());
     reported.count_lo -= piggyback::kHeaderBytes;
-    copy_status_out(status, reported);  // MPI_ERROR stays: a single completion never sets it
+    copy_status_out(status, reported);
   } else if (status != MPI_STATUS_IGNORE) {
     set_send_status(*status, reported);
   }
-  release_small_slot(*r, handle);
+  release_small_slot(r, handle);
+  return true;
+}
+
+// The request of an MPI_Wait or MPI_Test that may take the small path, or null.
+inline Request *single_small(MPI_Request handle, MPI_Status &reported) {
+  if (split::must_poll()) return nullptr;  // a receive elsewhere may need its payload
+  Request *const r = small_request(handle, state().requests.size());
+  if (r != nullptr) reported = MPI_Status{};  // MPICH sets MPI_ERROR only on errors, a send's
+                                              // status hardly at all
+  return r;
+}
+
+}  // namespace
+
+SmallWait wait_small(MPI_Request &handle, MPI_Status *status, MPI_Status &reported, int &rc) {
+  Request *const r = single_small(handle, reported);
+  if (r == nullptr) return SmallWait::NotSmall;
+  ++g_depth;  // inside the layer while in MPICH (the wrapper's inline path has no Entry)
+  rc = PMPI_Wait(&r->real, &reported);
+  --g_depth;
+  if (rc != MPI_SUCCESS || !finish_one(*r, handle, status, reported)) return SmallWait::General;
+  return SmallWait::Done;
+}
+
+SmallWait test_small(MPI_Request &handle, int &flag, MPI_Status *status, MPI_Status &reported,
+                     int &rc) {
+  Request *const r = single_small(handle, reported);
+  if (r == nullptr) return SmallWait::NotSmall;
+  flag = 0;
+  ++g_depth;
+  rc = PMPI_Test(&r->real, &flag, &reported);
+  --g_depth;
+  if (rc != MPI_SUCCESS) return SmallWait::General;
+  if (!flag) return SmallWait::Done;  // still in flight: nothing to hand out
+  if (!finish_one(*r, handle, status, reported)) return SmallWait::General;
   return SmallWait::Done;
 }
 
@@ -215,6 +243,12 @@ int fast::wait_general(MPI_Request &handle, MPI_Status *status, MPI_Status &repo
   if (rc != MPI_SUCCESS) reported.MPI_ERROR = rc;  // as wait_request hands it on
   complete_real_request(request_of(handle), reported);
   return on_Wait(&handle, status);  // waits for a split payload, hands the status out
+}
+
+void fast::test_general(MPI_Request &handle, int flag, MPI_Status &reported, int rc) {
+  Entry entry;
+  if (rc != MPI_SUCCESS) reported.MPI_ERROR = rc;  // as test_request hands it on
+  if (flag) complete_real_request(request_of(handle), reported);
 }
 
 int fast::waitall_general(int count, MPI_Request handles[], MPI_Status statuses[],

@@ -2,9 +2,9 @@
 // bounce buffer: built-in type, up to 8 KiB, not persistent, never cancelled): one PMPI_Waitall,
 // then each request is finished in place (payload copied out, message counted, entry given back
 // to the small-message slots) without the general completion path, which costs several times
-// more per message. MPI_Wait of one such request likewise. Anything unusual leaves the work to
-// the general path. The wrappers' inline paths (hooks/fast_paths.hpp) and the MPI_Waitall hook
-// share it.
+// more per message. MPI_Wait and MPI_Test of one such request likewise. Anything unusual leaves
+// the work to the general path. The wrappers' inline paths (hooks/fast_paths.hpp) and the
+// MPI_Waitall hook share it.
 #pragma once
 #include <mpi.h>
 
@@ -40,6 +40,11 @@ SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]
 // MPI_Wait of `handle`, the same way: `reported` is what PMPI_Wait gave (rc its result), which
 // after SmallWait::General the caller completes inside its Entry (complete_real_request).
 SmallWait wait_small(MPI_Request &handle, MPI_Status *status, MPI_Status &reported, int &rc);
+// MPI_Test of `handle` (Run mode only: its outcome is not logged): SmallWait::Done with `flag`
+// 0 when the message is still in flight; after SmallWait::General, PMPI_Test's `flag`,
+// `reported` and rc go to the general completion as with wait_small.
+SmallWait test_small(MPI_Request &handle, int &flag, MPI_Status *status, MPI_Status &reported,
+                     int &rc);
 // After SmallWait::General: the requests, done in MPICH with result `rc`, go to the general
 // completion (a failed call of sends only ends the job with MPI's reason).
 void hand_to_general(const SmallRequests &small, int rc);

@@ -386,6 +386,61 @@ TEST_CASE("two ranks: the small-message lane (MPI_Isend, MPI_Irecv, MPI_Waitall 
     CHECK(g_small_slots.size() == small_before + 8);  // every entry back to the lane
   }
 
+  SECTION("MPI_Test finishes lane requests in place once they complete") {
+    int in[2] = {-1, -1}, out = 7 + me;
+    MPI_Request r, sent;
+    REQUIRE(MPI_Irecv(in, 1, MPI_INT, peer, kTagBase + 95, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+    const uint64_t received_before = st.received[size_t(colour)][size_t(peer)];
+    const size_t small_before = g_small_slots.size();
+    int flag = -1;
+    MPI_Status s;
+    s.MPI_ERROR = 77;
+    REQUIRE(MPI_Test(&r, &flag, &s) == MPI_SUCCESS);  // the peer sends only after the barrier
+    CHECK(flag == 0);
+    CHECK(r != MPI_REQUEST_NULL);
+    CHECK(request_of(r).small);  // still the lane's
+    REQUIRE(PMPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    REQUIRE(MPI_Isend(&out, 1, MPI_INT, peer, kTagBase + 95, MPI_COMM_WORLD, &sent) == MPI_SUCCESS);
+    for (flag = 0; !flag;) REQUIRE(MPI_Test(&sent, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(sent == MPI_REQUEST_NULL);
+    for (flag = 0; !flag;) REQUIRE(MPI_Test(&r, &flag, &s) == MPI_SUCCESS);
+    CHECK(r == MPI_REQUEST_NULL);
+    CHECK(in[0] == 7 + peer);
+    CHECK(in[1] == -1);
+    int count = -1;
+    PMPI_Get_count(&s, MPI_INT, &count);
+    CHECK(count == 1);
+    CHECK(s.MPI_SOURCE == peer);
+    CHECK(s.MPI_TAG == kTagBase + 95);
+    CHECK(s.MPI_ERROR == 77);
+    CHECK(st.received[size_t(colour)][size_t(peer)] == received_before + 1);
+    CHECK(g_small_slots.size() == small_before + 2);
+  }
+
+  SECTION("a message of the next epoch leaves MPI_Test's lane for the general completion") {
+    int in = -1, out = 44;
+    MPI_Request r;
+    int flag = 0;
+    if (me == 0) {
+      st.epoch += 1;
+      REQUIRE(MPI_Isend(&out, 1, MPI_INT, peer, kTagBase + 82, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+      while (!flag) REQUIRE(MPI_Test(&r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    } else {
+      const uint64_t early_before = st.received[size_t((colour + 1) & 3)][size_t(peer)];
+      REQUIRE(MPI_Irecv(&in, 1, MPI_INT, peer, kTagBase + 82, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+      MPI_Status s;
+      s.MPI_ERROR = 77;
+      while (!flag) REQUIRE(MPI_Test(&r, &flag, &s) == MPI_SUCCESS);
+      CHECK(r == MPI_REQUEST_NULL);
+      CHECK(in == 44);
+      CHECK(s.MPI_SOURCE == peer);
+      CHECK(s.MPI_TAG == kTagBase + 82);
+      CHECK(s.MPI_ERROR == 77);
+      CHECK(st.received[size_t((colour + 1) & 3)][size_t(peer)] == early_before + 1);
+      CHECK(st.early.size() == 1);  // recorded: a restart suppresses its second sending
+    }
+  }
+
   SECTION("a message of the next epoch leaves MPI_Wait's lane for the general completion") {
     int in = -1, out = 43;
     MPI_Request r;
