@@ -1,10 +1,11 @@
 /* msgrate.c - message rate of small messages from rank 0 to rank 1, receives pre-posted.
  *
- *   mpiexec -n 2 msgrate [-s LIST] [-b N] [-i X] [-w N] [-c waitall|wait]
+ *   mpiexec -n 2 msgrate [-s LIST] [-b N] [-i X] [-w N] [-c waitall|wait|test]
  *                                            (options: osu_common.h; default size 8)
  *
  * A round: rank 0 starts a window of MPI_Isend and completes them with MPI_Waitall (with
- * `-c wait`: MPI_Wait on each in turn), then waits for a 4-byte acknowledgement. Rank 1 has the
+ * `-c wait`: MPI_Wait on each in turn; `-c test`: MPI_Test on each in turn until it completes),
+ * then waits for a 4-byte acknowledgement. Rank 1 has the
  * window's MPI_Irecv posted before the round starts: it completes them the same way, posts the
  * next round's receives, and only then acknowledges. So every message finds its receive posted (the matching fast path), unlike
  * bandwidth.c, where the sender may run ahead of the receives.
@@ -20,17 +21,28 @@ static void post_receives(char *slots, long size, int window, MPI_Request *reque
               &requests[w]);
 }
 
-static void complete(int wait_each, int window, MPI_Request *requests) {
-  if (!wait_each) {
+static void complete(int completion, int window, MPI_Request *requests) {
+  if (completion == OSU_WAITALL) {
     MPI_Waitall(window, requests, MPI_STATUSES_IGNORE);
     return;
   }
-  for (int w = 0; w < window; ++w) MPI_Wait(&requests[w], MPI_STATUS_IGNORE);
+  for (int w = 0; w < window; ++w) {
+    if (completion == OSU_WAIT) {
+      MPI_Wait(&requests[w], MPI_STATUS_IGNORE);
+      continue;
+    }
+    for (int flag = 0; !flag;) MPI_Test(&requests[w], &flag, MPI_STATUS_IGNORE);
+  }
+}
+
+static const char *completion_name(int completion) {
+  return completion == OSU_WAITALL ? "MPI_Waitall" : completion == OSU_WAIT ? "MPI_Wait each"
+                                                                            : "MPI_Test each";
 }
 
 /* Messages per second of one batch of `rounds` rounds (meaningful on rank 0). */
 static double batch(int rank, char *send_buffer, char *slots, long size, int window, long rounds,
-                    int wait_each, MPI_Request *requests) {
+                    int completion, MPI_Request *requests) {
   int ack = 0;
   if (rank == 1) post_receives(slots, size, window, requests);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -39,10 +51,10 @@ static double batch(int rank, char *send_buffer, char *slots, long size, int win
     if (rank == 0) {
       for (int w = 0; w < window; ++w)
         MPI_Isend(send_buffer, (int)size, MPI_CHAR, 1, 4, MPI_COMM_WORLD, &requests[w]);
-      complete(wait_each, window, requests);
+      complete(completion, window, requests);
       MPI_Recv(&ack, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else if (rank == 1) {
-      complete(wait_each, window, requests);
+      complete(completion, window, requests);
       if (r + 1 < rounds) post_receives(slots, size, window, requests);
       MPI_Send(&ack, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
     }
@@ -75,17 +87,17 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     printf("# msgrate: rank 0 -> 1, window %d of MPI_Isend, receives pre-posted, completed by %s, "
            "ack per window, %d ranks, %d batches\n", options.window,
-           options.wait_each ? "MPI_Wait each" : "MPI_Waitall", ranks, options.batches);
+           completion_name(options.completion), ranks, options.batches);
     printf("# size_bytes messages_per_s\n");
   }
   long rounds = osu_scaled(2000, options.iteration_scale, 2);
   for (int s = 0; s < options.size_count; ++s) {
     long size = options.sizes[s];
     double rates[OSU_MAX_BATCHES];
-    batch(rank, send_buffer, slots, size, options.window, rounds / 10 + 1, options.wait_each,
+    batch(rank, send_buffer, slots, size, options.window, rounds / 10 + 1, options.completion,
           requests); /* warm-up */
     for (int b = 0; b < options.batches; ++b)
-      rates[b] = batch(rank, send_buffer, slots, size, options.window, rounds, options.wait_each,
+      rates[b] = batch(rank, send_buffer, slots, size, options.window, rounds, options.completion,
                        requests);
     if (rank == 0) printf("%ld %.0f\n", size, osu_median(rates, options.batches));
 #pragma ccc_checkpoint

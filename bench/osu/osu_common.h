@@ -7,8 +7,9 @@
  *   -b N      timed batches per size; the program prints the median batch (default 5)
  *   -i X      scale every iteration count by X, e.g. 0.1 for a quick look (default 1)
  *   -w N      window: messages in flight per round trip (bandwidth, message rate; default 64)
- *   -c HOW    how a window completes (message rate): `waitall` (one MPI_Waitall, the default)
- *             or `wait` (MPI_Wait on each request in turn)
+ *   -c HOW    how a window completes (message rate): `waitall` (one MPI_Waitall, the default),
+ *             `wait` (MPI_Wait on each request in turn) or `test` (MPI_Test on each request in
+ *             turn until it completes)
  *
  * Output (rank 0, stdout): lines starting with '#' describe the run; "SIZE VALUE" lines carry
  * the results; at the end, one "rss RANK KIB" line per rank with its peak resident set size
@@ -23,6 +24,7 @@
 #include <string.h>
 
 enum { OSU_MAX_SIZES = 64, OSU_MAX_BATCHES = 101 };
+enum { OSU_WAITALL, OSU_WAIT, OSU_TEST };
 
 struct osu_options {
   long sizes[OSU_MAX_SIZES];
@@ -31,7 +33,7 @@ struct osu_options {
   int batches;
   double iteration_scale;
   int window;
-  int wait_each; /* -c wait */
+  int completion; /* -c: OSU_WAITALL, OSU_WAIT or OSU_TEST */
 };
 
 static inline void osu_fail(const char *program, const char *message) {
@@ -75,11 +77,11 @@ static inline void osu_parse_options(const char *program, int argc, char **argv,
   options->batches = 5;
   options->iteration_scale = 1.0;
   options->window = 64;
-  options->wait_each = 0;
+  options->completion = OSU_WAITALL;
   const char *size_list = NULL;
   for (int i = 1; i < argc; i += 2) {
     if (i + 1 >= argc || argv[i][0] != '-' || argv[i][1] == '\0' || argv[i][2] != '\0')
-      osu_fail(program, "usage: [-s LIST] [-M BYTES] [-b N] [-i X] [-w N] [-c waitall|wait]");
+      osu_fail(program, "usage: [-s LIST] [-M BYTES] [-b N] [-i X] [-w N] [-c waitall|wait|test]");
     const char *value = argv[i + 1];
     switch (argv[i][1]) {
       case 's': size_list = value; break;
@@ -87,9 +89,10 @@ static inline void osu_parse_options(const char *program, int argc, char **argv,
       case 'b': options->batches = (int)osu_number(program, value, 1, OSU_MAX_BATCHES); break;
       case 'w': options->window = (int)osu_number(program, value, 1, 1 << 16); break;
       case 'c':
-        if (strcmp(value, "wait") != 0 && strcmp(value, "waitall") != 0)
-          osu_fail(program, "-c needs waitall or wait");
-        options->wait_each = strcmp(value, "wait") == 0;
+        if (strcmp(value, "waitall") == 0) options->completion = OSU_WAITALL;
+        else if (strcmp(value, "wait") == 0) options->completion = OSU_WAIT;
+        else if (strcmp(value, "test") == 0) options->completion = OSU_TEST;
+        else osu_fail(program, "-c needs waitall, wait or test");
         break;
       case 'i': {
         char *end = NULL;
