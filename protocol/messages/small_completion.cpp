@@ -119,8 +119,8 @@ inline bool finish_one(Request &r, MPI_Request &handle, MPI_Status *status, MPI_
 inline Request *single_small(MPI_Request handle, MPI_Status &reported) {
   if (split::must_poll()) return nullptr;  // a receive elsewhere may need its payload
   Request *const r = small_request(handle, state().requests.size());
-  if (r != nullptr) reported = MPI_Status{};  // MPICH sets MPI_ERROR only on errors, a send's
-                                              // status hardly at all
+  // MPICH sets MPI_ERROR only on errors, and of a send's status hardly anything.
+  if (r != nullptr) reported = MPI_Status{};
   return r;
 }
 
