@@ -1,11 +1,12 @@
 /* msgrate.c - message rate of small messages from rank 0 to rank 1, receives pre-posted.
  *
- *   mpiexec -n 2 msgrate [-s LIST] [-b N] [-i X] [-w N] [-c waitall|wait|test]
+ *   mpiexec -n 2 msgrate [-s LIST] [-b N] [-i X] [-w N] [-c COMPLETION]
  *                                            (options: osu_common.h; default size 8)
  *
  * A round: rank 0 starts a window of MPI_Isend and completes them with MPI_Waitall (with
- * `-c wait`: MPI_Wait on each in turn; `-c test`: MPI_Test on each in turn until it completes),
- * then waits for a 4-byte acknowledgement. Rank 1 has the
+ * `-c wait`: MPI_Wait on each in turn; `-c test`: MPI_Test on each in turn until it completes;
+ * `-c waitany`, `waitsome`: that call until all completed; `-c testany`, `testsome`, `testall`:
+ * that call polled until all completed), then waits for a 4-byte acknowledgement. Rank 1 has the
  * window's MPI_Irecv posted before the round starts: it completes them the same way, posts the
  * next round's receives, and only then acknowledges. So every message finds its receive posted (the matching fast path), unlike
  * bandwidth.c, where the sender may run ahead of the receives.
@@ -22,22 +23,49 @@ static void post_receives(char *slots, long size, int window, MPI_Request *reque
 }
 
 static void complete(int completion, int window, MPI_Request *requests) {
-  if (completion == OSU_WAITALL) {
-    MPI_Waitall(window, requests, MPI_STATUSES_IGNORE);
-    return;
-  }
-  for (int w = 0; w < window; ++w) {
-    if (completion == OSU_WAIT) {
-      MPI_Wait(&requests[w], MPI_STATUS_IGNORE);
-      continue;
-    }
-    for (int flag = 0; !flag;) MPI_Test(&requests[w], &flag, MPI_STATUS_IGNORE);
+  int index, flag, done = 0, indices[window];
+  switch (completion) {
+    case OSU_WAITALL:
+      MPI_Waitall(window, requests, MPI_STATUSES_IGNORE);
+      return;
+    case OSU_WAIT:
+      for (int w = 0; w < window; ++w) MPI_Wait(&requests[w], MPI_STATUS_IGNORE);
+      return;
+    case OSU_TEST:
+      for (int w = 0; w < window; ++w)
+        for (flag = 0; !flag;) MPI_Test(&requests[w], &flag, MPI_STATUS_IGNORE);
+      return;
+    case OSU_WAITANY:
+      for (int w = 0; w < window; ++w) MPI_Waitany(window, requests, &index, MPI_STATUS_IGNORE);
+      return;
+    case OSU_TESTANY:
+      while (done < window) {
+        MPI_Testany(window, requests, &index, &flag, MPI_STATUS_IGNORE);
+        done += flag && index != MPI_UNDEFINED;
+      }
+      return;
+    case OSU_WAITSOME:
+    case OSU_TESTSOME:
+      while (done < window) {
+        int got = 0;
+        if (completion == OSU_WAITSOME)
+          MPI_Waitsome(window, requests, &got, indices, MPI_STATUSES_IGNORE);
+        else
+          MPI_Testsome(window, requests, &got, indices, MPI_STATUSES_IGNORE);
+        done += got;
+      }
+      return;
+    case OSU_TESTALL:
+      for (flag = 0; !flag;) MPI_Testall(window, requests, &flag, MPI_STATUSES_IGNORE);
+      return;
   }
 }
 
 static const char *completion_name(int completion) {
-  return completion == OSU_WAITALL ? "MPI_Waitall" : completion == OSU_WAIT ? "MPI_Wait each"
-                                                                            : "MPI_Test each";
+  static const char *const names[] = {"MPI_Waitall", "MPI_Wait each", "MPI_Test each",
+                                      "MPI_Waitany", "MPI_Waitsome", "MPI_Testany polling",
+                                      "MPI_Testsome polling", "MPI_Testall polling"};
+  return names[completion];
 }
 
 /* Messages per second of one batch of `rounds` rounds (meaningful on rank 0). */

@@ -24,7 +24,7 @@
 #include <string.h>
 
 enum { OSU_MAX_SIZES = 64, OSU_MAX_BATCHES = 101 };
-enum { OSU_WAITALL, OSU_WAIT, OSU_TEST };
+enum { OSU_WAITALL, OSU_WAIT, OSU_TEST, OSU_WAITANY, OSU_WAITSOME, OSU_TESTANY, OSU_TESTSOME, OSU_TESTALL };
 
 struct osu_options {
   long sizes[OSU_MAX_SIZES];
@@ -33,7 +33,7 @@ struct osu_options {
   int batches;
   double iteration_scale;
   int window;
-  int completion; /* -c: OSU_WAITALL, OSU_WAIT or OSU_TEST */
+  int completion; /* -c: OSU_WAITALL, OSU_WAIT, OSU_TEST, ... (msgrate.c) */
 };
 
 static inline void osu_fail(const char *program, const char *message) {
@@ -92,7 +92,12 @@ static inline void osu_parse_options(const char *program, int argc, char **argv,
         if (strcmp(value, "waitall") == 0) options->completion = OSU_WAITALL;
         else if (strcmp(value, "wait") == 0) options->completion = OSU_WAIT;
         else if (strcmp(value, "test") == 0) options->completion = OSU_TEST;
-        else osu_fail(program, "-c needs waitall, wait or test");
+        else if (strcmp(value, "waitany") == 0) options->completion = OSU_WAITANY;
+        else if (strcmp(value, "waitsome") == 0) options->completion = OSU_WAITSOME;
+        else if (strcmp(value, "testany") == 0) options->completion = OSU_TESTANY;
+        else if (strcmp(value, "testsome") == 0) options->completion = OSU_TESTSOME;
+        else if (strcmp(value, "testall") == 0) options->completion = OSU_TESTALL;
+        else osu_fail(program, "-c needs waitall, wait, test, waitany, waitsome, testany, testsome or testall");
         break;
       case 'i': {
         char *end = NULL;
