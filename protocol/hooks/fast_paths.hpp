@@ -4,8 +4,8 @@
 //   * MPI_Send and MPI_Recv of up to 8 KiB: the message with its header goes through a bounce
 //     buffer on the stack, no request-table entry, the receive lands in the caller's status
 //     (the hooks take the same way, fast::send / fast::recv, on other intracommunicators);
-//   * MPI_Isend and MPI_Irecv of up to 8 KiB, and MPI_Wait, MPI_Test or MPI_Waitall over such
-//     requests only: the message travels in the request's own bounce buffer (64 bytes kept by
+//   * MPI_Isend and MPI_Irecv of up to 8 KiB, and MPI_Wait, MPI_Test, MPI_Waitall, MPI_Waitsome,
+//     MPI_Testany, MPI_Testsome or MPI_Testall over such requests only: the message travels in the request's own bounce buffer (64 bytes kept by
 //     the slot, larger ones from spares per size class); the request takes a table slot from
 //     those this lane freed before, of which only the fields the lane writes differ from a reset
 //     entry, and gives it back the same way (requests.hpp: take_small_slot).
@@ -132,6 +132,32 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
 // outcome path then decides and hands out the call's result (so a log, if one began, has it).
 [[gnu::noinline]] void test_general(MPI_Request &handle, int flag, MPI_Status &reported, int rc);
 
+// What an MPI_Waitsome, _Testany, _Testsome or _Testall whose small messages need the
+// general completion (SmallWait::General) hands it inside an Entry: the requests MPICH
+// completed, completed in c3. The wrapper's outcome path then decides the call (as test_general).
+[[gnu::noinline]] void set_general(const SmallSet &set);
+
+// Room for a SmallSet on the wrapper's stack.
+struct SetArrays {
+  Request *reqs[kMaxRequests];
+  MPI_Request reals[kMaxRequests];
+  MPI_Status reported[kMaxRequests];
+  int completed[kMaxRequests];
+  SmallSet set{reqs, reals, reported, completed};
+};
+
+// A call of a set over `count` requests on the wrapper's stack: `call` runs the lane's part
+// (small_completion.hpp). Returns whether the lane did the call; after SmallWait::General what
+// MPICH completed goes to the general completion, and the wrapper's outcome path does the call.
+template <class Call>
+[[gnu::always_inline]] inline bool set_call(int count, Call call) {
+  if (uint32_t(count) > uint32_t(kMaxRequests) || !quiet()) return false;
+  SetArrays a;
+  const SmallWait outcome = call(a.set);
+  if (outcome == SmallWait::General) set_general(a.set);
+  return outcome == SmallWait::Done;
+}
+
 // The rest of an MPI_Waitall whose small messages need the general completion
 // (SmallWait::General): inside an Entry, the hand-over and the hook's loop
 // (messages/small_completion.cpp).
@@ -243,6 +269,37 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   }
   fast::test_general(*request, done, reported, rc);
   return false;
+}
+
+// In Run mode the outcomes of these four are not logged either. (MPI_Waitany keeps the general
+// completion: one PMPI_Waitsome there completes all that arrived, and the next calls find them
+// done in c3; a PMPI_Waitany per call ran at 0.73 of that.)
+[[gnu::always_inline]] inline bool fast_Testany(int count, MPI_Request handles[], int *index,
+                                                int *flag, MPI_Status *status, int &rc) {
+  return fast::set_call(count, [&](SmallSet &set) {
+    return test_any_small(count, handles, *index, *flag, status, set, rc);
+  });
+}
+
+[[gnu::always_inline]] inline bool fast_Waitsome(int count, MPI_Request handles[], int *outcount,
+                                                 int indices[], MPI_Status statuses[], int &rc) {
+  return fast::set_call(count, [&](SmallSet &set) {
+    return some_small(true, count, handles, *outcount, indices, statuses, set, rc);
+  });
+}
+
+[[gnu::always_inline]] inline bool fast_Testsome(int count, MPI_Request handles[], int *outcount,
+                                                 int indices[], MPI_Status statuses[], int &rc) {
+  return fast::set_call(count, [&](SmallSet &set) {
+    return some_small(false, count, handles, *outcount, indices, statuses, set, rc);
+  });
+}
+
+[[gnu::always_inline]] inline bool fast_Testall(int count, MPI_Request handles[], int *flag,
+                                                MPI_Status statuses[], int &rc) {
+  return fast::set_call(count, [&](SmallSet &set) {
+    return test_all_small(count, handles, *flag, statuses, set, rc);
+  });
 }
 
 [[gnu::always_inline]] inline bool fast_Waitall(int count, MPI_Request handles[],

@@ -99,19 +99,31 @@ inline void finish_receive(const Request &r, const MPI_Status &s, bool copied,
   ++received[size_t(source)];
 }
 
-// After MPICH completed `r` with `reported`: hands it out as MPI_Wait and MPI_Test do (the
-// status of a single completion: MPI_ERROR untouched, of a send only the cancelled flag) and
-// gives its slot back; false, with nothing done, when it needs the general completion.
-inline bool finish_one(Request &r, MPI_Request &handle, MPI_Status *status, MPI_Status &reported) {
+// Whether MPICH's completion `reported` of `r` needs nothing but counting.
+inline bool plain_completion(const Request &r, const MPI_Status &reported,
+                             const PlainArrival &plain) {
+  return r.kind != Request::Kind::Recv || plain(r, reported);
+}
+
+// Hands a plain completion of `r` out as MPI_Wait and MPI_Test do (the status of a single
+// completion: MPI_ERROR untouched, of a send only the cancelled flag) and gives its slot back.
+inline void hand_out(Request &r, MPI_Request &handle, MPI_Status *status, MPI_Status &reported,
+                     std::vector<uint64_t> &received) {
   if (r.kind == Request::Kind::Recv) {
-    if (!PlainArrival{}(r, reported)) return false;
-    finish_receive(r, reported, false, received_now());
+    finish_receive(r, reported, false, received);
     reported.count_lo -= piggyback::kHeaderBytes;
     copy_status_out(status, reported);
   } else if (status != MPI_STATUS_IGNORE) {
     set_send_status(*status, reported);
   }
   release_small_slot(r, handle);
+}
+
+// After MPICH completed `r` with `reported`: hands it out; false, with nothing done, when it
+// needs the general completion.
+inline bool finish_one(Request &r, MPI_Request &handle, MPI_Status *status, MPI_Status &reported) {
+  if (!plain_completion(r, reported, PlainArrival{})) return false;
+  hand_out(r, handle, status, reported, received_now());
   return true;
 }
 
@@ -227,6 +239,117 @@ SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]
   return SmallWait::Done;
 }
 
+namespace {
+
+// Fills `set` for the `count` handles of a call; false when one is neither MPI_REQUEST_NULL nor a
+// live request of the lane, when none is active, or when a receive elsewhere may need c3 to post
+// its payload meanwhile.
+bool gather_set(int count, const MPI_Request handles[], SmallSet &set) {
+  if (split::must_poll()) return false;
+  const size_t entries = state().requests.size();
+  bool any = false;
+  for (int i = 0; i < count; ++i) {
+    Request *r = nullptr;
+    if (handles[i] != MPI_REQUEST_NULL) {
+      r = small_request(handles[i], entries);
+      if (r == nullptr) return false;
+      any = true;
+    }
+    set.reqs[i] = r;
+    set.reals[i] = r ? r->real : MPI_REQUEST_NULL;
+  }
+  return any;
+}
+
+}  // namespace
+
+SmallWait test_any_small(int count, MPI_Request handles[], int &index, int &flag,
+                         MPI_Status *status, SmallSet &set, int &rc) {
+  if (!gather_set(count, handles, set)) return SmallWait::NotSmall;
+  MPI_Status &reported = set.reported[0];
+  reported = MPI_Status{};  // MPICH sets MPI_ERROR only on errors
+  int i = MPI_UNDEFINED;
+  flag = 0;
+  ++g_depth;  // inside the layer while in MPICH (the wrapper's inline path has no Entry)
+  rc = PMPI_Testany(count, set.reals, &i, &flag, &reported);
+  --g_depth;
+  if (rc == MPI_SUCCESS && !flag) {  // all still in flight: nothing to hand out
+    index = MPI_UNDEFINED;
+    return SmallWait::Done;
+  }
+  set.done = i == MPI_UNDEFINED ? 0 : 1;
+  set.completed[0] = i;
+  if (rc != MPI_SUCCESS) reported.MPI_ERROR = rc;  // as test_request hands it on
+  if (rc != MPI_SUCCESS || i == MPI_UNDEFINED ||
+      !finish_one(*set.reqs[i], handles[i], status, reported))
+    return SmallWait::General;
+  index = i;
+  return SmallWait::Done;
+}
+
+SmallWait some_small(bool wait, int count, MPI_Request handles[], int &outcount, int indices[],
+                     MPI_Status statuses[], SmallSet &set, int &rc) {
+  if (!gather_set(count, handles, set)) return SmallWait::NotSmall;
+  int got = 0;
+  ++g_depth;
+  rc = wait ? PMPI_Waitsome(count, set.reals, &got, indices, set.reported)
+            : PMPI_Testsome(count, set.reals, &got, indices, set.reported);
+  --g_depth;
+  set.completed = indices;
+  set.done = got == MPI_UNDEFINED ? 0 : got;
+  if (rc != MPI_SUCCESS) return SmallWait::General;  // each status says what failed
+  // MPICH sets MPI_ERROR only on errors; every completion's goes on if one needs more.
+  for (int j = 0; j < set.done; ++j) set.reported[j].MPI_ERROR = MPI_SUCCESS;
+  const PlainArrival plain;
+  for (int j = 0; j < set.done; ++j)
+    if (!plain_completion(*set.reqs[indices[j]], set.reported[j], plain)) return SmallWait::General;
+  std::vector<uint64_t> &received = received_now();
+  for (int j = 0; j < set.done; ++j) {
+    const int i = indices[j];
+    hand_out(*set.reqs[i], handles[i], status_at(statuses, j), set.reported[j], received);
+  }
+  outcount = set.done;
+  return SmallWait::Done;
+}
+
+SmallWait test_all_small(int count, MPI_Request handles[], int &flag, MPI_Status statuses[],
+                         SmallSet &set, int &rc) {
+  if (!gather_set(count, handles, set)) return SmallWait::NotSmall;
+  int all = 0;
+  ++g_depth;
+  rc = PMPI_Testall(count, set.reals, &all, set.reported);
+  --g_depth;
+  if (rc == MPI_SUCCESS && !all) {  // MPICH completed none of them
+    flag = 0;
+    return SmallWait::Done;
+  }
+  // MPICH freed what it completed: all of them, or after an error those not pending.
+  const PlainArrival plain;
+  bool general = rc != MPI_SUCCESS;
+  set.done = 0;
+  for (int i = 0; i < count; ++i) {
+    if (set.reqs[i] == nullptr || set.reals[i] != MPI_REQUEST_NULL) continue;
+    MPI_Status &s = set.reported[i];
+    if (rc == MPI_SUCCESS) s.MPI_ERROR = MPI_SUCCESS;  // MPICH sets it only on errors
+    general = general || !plain_completion(*set.reqs[i], s, plain);
+    set.completed[set.done++] = i;
+  }
+  if (general) {  // packed per completion for the general completion (k <= i)
+    for (int k = 0; k < set.done; ++k) set.reported[k] = set.reported[set.completed[k]];
+    return SmallWait::General;
+  }
+  std::vector<uint64_t> &received = received_now();
+  for (int i = 0; i < count; ++i) {
+    MPI_Status *to = status_at(statuses, i);
+    if (set.reqs[i] == nullptr)
+      empty_status(to);
+    else
+      hand_out(*set.reqs[i], handles[i], to, set.reported[i], received);
+  }
+  flag = 1;
+  return SmallWait::Done;
+}
+
 void hand_to_general(const SmallRequests &small, int rc) {
   if (rc != MPI_SUCCESS && !small.statuses_reported) message_failed(rc);  // sends only
   RequestBatch &batch = request_batch();
@@ -243,6 +366,20 @@ int fast::wait_general(MPI_Request &handle, MPI_Status *status, MPI_Status &repo
   if (rc != MPI_SUCCESS) reported.MPI_ERROR = rc;  // as wait_request hands it on
   complete_real_request(request_of(handle), reported);
   return on_Wait(&handle, status);  // waits for a split payload, hands the status out
+}
+
+void fast::set_general(const SmallSet &set) {
+  Entry entry;
+  RequestBatch &batch = request_batch();
+  batch.pending.clear();
+  batch.statuses.clear();
+  for (int k = 0; k < set.done; ++k) {
+    batch.pending.push_back(set.reqs[set.completed[k]]);
+    batch.statuses.push_back(set.reported[k]);
+  }
+  batch.indices.resize(batch.pending.size());
+  for (size_t j = 0; j < batch.indices.size(); ++j) batch.indices[j] = int(j);
+  batch.complete_reported(int(batch.pending.size()));
 }
 
 void fast::test_general(MPI_Request &handle, int flag, MPI_Status &reported, int rc) {

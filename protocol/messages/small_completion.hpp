@@ -3,8 +3,9 @@
 // then each request is finished in place (payload copied out, message counted, entry given back
 // to the small-message slots) without the general completion path, which costs several times
 // more per message. MPI_Wait and MPI_Test of one such request likewise. Anything unusual leaves
-// the work to the general path. The wrappers' inline paths (hooks/fast_paths.hpp) and the
-// MPI_Waitall hook share it.
+// the work to the general path. MPI_Waitsome, MPI_Testany, MPI_Testsome and MPI_Testall
+// likewise, in Run mode only (their outcomes are not logged then). The wrappers'
+// inline paths (hooks/fast_paths.hpp) and the MPI_Waitall hook share it.
 #pragma once
 #include <mpi.h>
 
@@ -45,6 +46,29 @@ SmallWait wait_small(MPI_Request &handle, MPI_Status *status, MPI_Status &report
 // `reported` and rc go to the general completion as with wait_small.
 SmallWait test_small(MPI_Request &handle, int &flag, MPI_Status *status, MPI_Status &reported,
                      int &rc);
+// The requests of an MPI_Waitsome, _Testany, _Testsome or _Testall, kept at the
+// program's indices in arrays with room for `count` entries (the wrapper's stack): the lane's
+// request and its MPICH request, or null and MPI_REQUEST_NULL for the program's
+// MPI_REQUEST_NULL. `reported` is MPICH's statuses (per completion, or per index for Testall),
+// `completed` the indices MPICH completed (`done` of them).
+struct SmallSet {
+  Request **reqs;
+  MPI_Request *reals;
+  MPI_Status *reported;
+  int *completed;
+  int done = 0;
+  bool all = false;  // MPI_Testall: `reported` and the completions are per index
+};
+// Each returns SmallWait::Done with the call's outputs set, or SmallWait::General after MPICH
+// completed `set.done` requests of which one needs the general completion (nothing handed out;
+// fast::set_general takes them over), or SmallWait::NotSmall (nothing done).
+SmallWait test_any_small(int count, MPI_Request handles[], int &index, int &flag,
+                         MPI_Status *status, SmallSet &set, int &rc);
+// MPI_Waitsome (`wait`) or MPI_Testsome: MPICH writes the program's `indices` itself.
+SmallWait some_small(bool wait, int count, MPI_Request handles[], int &outcount, int indices[],
+                     MPI_Status statuses[], SmallSet &set, int &rc);
+SmallWait test_all_small(int count, MPI_Request handles[], int &flag, MPI_Status statuses[],
+                         SmallSet &set, int &rc);
 // After SmallWait::General: the requests, done in MPICH with result `rc`, go to the general
 // completion (a failed call of sends only ends the job with MPI's reason).
 void hand_to_general(const SmallRequests &small, int rc);

@@ -2,6 +2,7 @@
 // and a late message (sent in the sender's previous epoch) logged with its payload.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -219,6 +220,81 @@ TEST_CASE("two ranks: MPI_Waitall over small messages finishes them in place",
   CHECK(state().requests.size() - g_free_slots.size() - g_small_slots.size() == live_before);  // every entry freed
 }
 
+// The calls that complete the lane's requests, and one round of each over `n` requests: the
+// number completed, each request's status stored at its own index (MPI_Wait and MPI_Test take
+// the first active request; MPI_Testall counts all or none).
+enum class Completer { Wait, Test, Waitall, Waitsome, Testany, Testsome, Testall };
+constexpr Completer kAllCalls[] = {Completer::Wait,     Completer::Test,    Completer::Waitall,
+                                   Completer::Waitsome, Completer::Testany, Completer::Testsome,
+                                   Completer::Testall};
+constexpr Completer kSetCalls[] = {Completer::Waitsome, Completer::Testany, Completer::Testsome,
+                                   Completer::Testall};
+
+const char *call_name(Completer c) {
+  static const char *const names[] = {"MPI_Wait",    "MPI_Test",     "MPI_Waitall", "MPI_Waitsome",
+                                      "MPI_Testany", "MPI_Testsome", "MPI_Testall"};
+  return names[int(c)];
+}
+
+MPI_Status unset_status() {
+  MPI_Status s;
+  std::memset(&s, 0, sizeof s);
+  s.MPI_SOURCE = -5;
+  s.MPI_ERROR = 77;
+  return s;
+}
+
+// Leaves non-zero bytes where the next calls' frames go: the wrappers keep their arrays on the
+// stack uninitialized, and what MPICH does not write must not be read.
+[[gnu::noinline]] void dirty_stack() {
+  volatile unsigned char junk[32 * 1024];
+  for (size_t i = 0; i < sizeof junk; ++i) junk[i] = 0x5a;
+}
+
+int complete_some(Completer call, int n, MPI_Request rq[], MPI_Status st[]) {
+  dirty_stack();
+  int flag = 0, index = MPI_UNDEFINED, got = 0, indices[8];
+  MPI_Status packed[8];  // as the program's statuses were: fields MPI does not set stay so
+  for (MPI_Status &s : packed) s = unset_status();
+  switch (call) {
+    case Completer::Wait:
+    case Completer::Test:
+      for (int i = 0; i < n; ++i) {
+        if (rq[i] == MPI_REQUEST_NULL) continue;
+        if (call == Completer::Wait) {
+          REQUIRE(MPI_Wait(&rq[i], &st[i]) == MPI_SUCCESS);
+          return 1;
+        }
+        REQUIRE(MPI_Test(&rq[i], &flag, &st[i]) == MPI_SUCCESS);
+        return flag;
+      }
+      return 0;
+    case Completer::Waitall:
+      for (int i = 0; i < n; ++i) got += rq[i] != MPI_REQUEST_NULL;
+      REQUIRE(MPI_Waitall(n, rq, st) == MPI_SUCCESS);
+      return got;
+    case Completer::Testany:
+      REQUIRE(MPI_Testany(n, rq, &index, &flag, &packed[0]) == MPI_SUCCESS);
+      if (!flag) CHECK(index == MPI_UNDEFINED);
+      if (!flag || index == MPI_UNDEFINED) return 0;
+      st[index] = packed[0];
+      return 1;
+    case Completer::Waitsome:
+    case Completer::Testsome:
+      REQUIRE((call == Completer::Waitsome ? MPI_Waitsome(n, rq, &got, indices, packed)
+                                           : MPI_Testsome(n, rq, &got, indices, packed)) ==
+              MPI_SUCCESS);
+      if (got == MPI_UNDEFINED) return 0;
+      for (int k = 0; k < got; ++k) st[indices[k]] = packed[k];
+      return got;
+    case Completer::Testall:
+      for (int i = 0; i < n; ++i) got += rq[i] != MPI_REQUEST_NULL;
+      REQUIRE(MPI_Testall(n, rq, &flag, st) == MPI_SUCCESS);
+      return flag ? got : 0;
+  }
+  return 0;
+}
+
 TEST_CASE("two ranks: the small-message lane (MPI_Isend, MPI_Irecv, MPI_Waitall before the Entry)",
           "[two_ranks][requests]") {
   if (!have_two_ranks()) return;
@@ -320,27 +396,6 @@ TEST_CASE("two ranks: the small-message lane (MPI_Isend, MPI_Irecv, MPI_Waitall 
     REQUIRE(MPI_Comm_free(&reversed) == MPI_SUCCESS);
   }
 
-  SECTION("a message of the next epoch leaves the lane for the general completion") {
-    // Rank 0 has taken checkpoint 1 already (Run mode again): its messages are early for rank 1.
-    int in = -1, out = 42;
-    MPI_Request r;
-    if (me == 0) {
-      st.epoch += 1;
-      REQUIRE(MPI_Isend(&out, 1, MPI_INT, peer, kTagBase + 80, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
-      REQUIRE(MPI_Waitall(1, &r, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
-    } else {
-      const uint64_t early_before = st.received[size_t((colour + 1) & 3)][size_t(peer)];
-      REQUIRE(MPI_Irecv(&in, 1, MPI_INT, peer, kTagBase + 80, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
-      MPI_Status s;
-      REQUIRE(MPI_Waitall(1, &r, &s) == MPI_SUCCESS);
-      CHECK(r == MPI_REQUEST_NULL);
-      CHECK(in == 42);
-      CHECK(s.MPI_SOURCE == peer);
-      CHECK(st.received[size_t((colour + 1) & 3)][size_t(peer)] == early_before + 1);
-      CHECK(st.early.size() == 1);  // recorded: a restart suppresses its second sending
-    }
-  }
-
   SECTION("MPI_Wait finishes lane requests in place, statuses as MPI_Wait gives them") {
     const int counts[4] = {0, 1, 15, 1024};  // 1024 ints: a bounce above the slot's 64 bytes
     std::vector<int> out[4], in[4];
@@ -417,53 +472,107 @@ TEST_CASE("two ranks: the small-message lane (MPI_Isend, MPI_Irecv, MPI_Waitall 
     CHECK(g_small_slots.size() == small_before + 2);
   }
 
-  SECTION("a message of the next epoch leaves MPI_Test's lane for the general completion") {
-    int in = -1, out = 44;
-    MPI_Request r;
-    int flag = 0;
-    if (me == 0) {
-      st.epoch += 1;
-      REQUIRE(MPI_Isend(&out, 1, MPI_INT, peer, kTagBase + 82, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
-      while (!flag) REQUIRE(MPI_Test(&r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
-    } else {
-      const uint64_t early_before = st.received[size_t((colour + 1) & 3)][size_t(peer)];
-      REQUIRE(MPI_Irecv(&in, 1, MPI_INT, peer, kTagBase + 82, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
-      MPI_Status s;
-      s.MPI_ERROR = 77;
-      while (!flag) REQUIRE(MPI_Test(&r, &flag, &s) == MPI_SUCCESS);
-      CHECK(r == MPI_REQUEST_NULL);
-      CHECK(in == 44);
-      CHECK(s.MPI_SOURCE == peer);
-      CHECK(s.MPI_TAG == kTagBase + 82);
-      CHECK(s.MPI_ERROR == 77);
-      CHECK(st.received[size_t((colour + 1) & 3)][size_t(peer)] == early_before + 1);
-      CHECK(st.early.size() == 1);  // recorded: a restart suppresses its second sending
+  SECTION("the set calls finish lane requests in place, statuses as the general path gives them") {
+    for (Completer call : kSetCalls) {
+      INFO(call_name(call));
+      const int counts[3] = {0, 1, 1024};  // 1024 ints: a bounce above the slot's 64 bytes
+      std::vector<int> out[3], in[3];
+      MPI_Request recvs[4], sends[4];  // index 1: MPI_REQUEST_NULL
+      MPI_Status rs[4], ss[4];
+      for (int j = 0; j < 3; ++j) {
+        in[j].assign(size_t(counts[j]) + 1, -7);
+        REQUIRE(MPI_Irecv(in[j].data(), counts[j] + (j == 1), MPI_INT, j == 2 ? MPI_ANY_SOURCE : peer,
+                          j == 1 ? MPI_ANY_TAG : kTagBase + 90 + j, MPI_COMM_WORLD,
+                          &recvs[j == 0 ? 0 : j + 1]) == MPI_SUCCESS);
+      }
+      recvs[1] = sends[1] = MPI_REQUEST_NULL;
+      for (int i = 0; i < 4; ++i) rs[i] = ss[i] = unset_status();
+      const uint64_t received_before = st.received[size_t(colour)][size_t(peer)];
+      if (call != Completer::Waitsome) {  // the peer sends only after the barrier
+        MPI_Request copy[4];
+        std::copy(recvs, recvs + 4, copy);
+        CHECK(complete_some(call, 4, recvs, rs) == 0);
+        CHECK(std::equal(recvs, recvs + 4, copy));
+        CHECK(request_of(recvs[0]).small);  // still the lane's
+        CHECK(rs[0].MPI_SOURCE == -5);
+      }
+      REQUIRE(PMPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+      for (int j = 0; j < 3; ++j) {
+        out[j].resize(size_t(counts[j]) + 1);
+        for (int i = 0; i < counts[j]; ++i) out[j][size_t(i)] = me * 100000 + j * 10000 + i;
+        REQUIRE(MPI_Isend(out[j].data(), counts[j], MPI_INT, peer, kTagBase + 90 + j,
+                          MPI_COMM_WORLD, &sends[j == 0 ? 0 : j + 1]) == MPI_SUCCESS);
+      }
+      const size_t small_before = g_small_slots.size();
+      for (int done = 0; done < 3;) done += complete_some(call, 4, sends, ss);
+      for (int done = 0; done < 3;) done += complete_some(call, 4, recvs, rs);
+      for (int i = 0; i < 4; ++i) CHECK(recvs[i] == MPI_REQUEST_NULL);
+      for (int i = 0; i < 4; ++i) CHECK(sends[i] == MPI_REQUEST_NULL);
+      for (int j = 0; j < 3; ++j) {
+        const int i = j == 0 ? 0 : j + 1;
+        for (int k = 0; k < counts[j]; ++k)
+          if (in[j][size_t(k)] != peer * 100000 + j * 10000 + k) FAIL("payload " << j << " at " << k);
+        CHECK(in[j][size_t(counts[j])] == -7);  // nothing past the message
+        int count = -1;
+        PMPI_Get_count(&rs[i], MPI_INT, &count);
+        CHECK(count == counts[j]);
+        CHECK(rs[i].MPI_SOURCE == peer);
+        CHECK(rs[i].MPI_TAG == kTagBase + 90 + j);
+        CHECK(rs[i].MPI_ERROR == 77);  // left alone, as the general completion does
+        CHECK(ss[i].MPI_SOURCE == -5);  // of a send's status MPICH sets only the cancelled flag
+        CHECK(ss[i].MPI_ERROR == 77);
+      }
+      if (call == Completer::Testall) {
+        CHECK(rs[1].MPI_SOURCE == MPI_ANY_SOURCE);  // the null request's empty status
+        CHECK(rs[1].MPI_TAG == MPI_ANY_TAG);
+      } else {
+        CHECK(rs[1].MPI_SOURCE == -5);  // no status for it
+      }
+      CHECK(st.received[size_t(colour)][size_t(peer)] == received_before + 3);
+      CHECK(g_small_slots.size() == small_before + 6);  // every entry back to the lane
     }
   }
 
-  SECTION("a message of the next epoch leaves MPI_Wait's lane for the general completion") {
-    int in = -1, out = 43;
-    MPI_Request r;
-    if (me == 0) {
-      st.epoch += 1;
-      REQUIRE(MPI_Isend(&out, 1, MPI_INT, peer, kTagBase + 81, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
-      REQUIRE(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
-    } else {
-      const uint64_t early_before = st.received[size_t((colour + 1) & 3)][size_t(peer)];
-      REQUIRE(MPI_Irecv(&in, 1, MPI_INT, peer, kTagBase + 81, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
-      MPI_Status s;
-      s.MPI_ERROR = 77;
-      REQUIRE(MPI_Wait(&r, &s) == MPI_SUCCESS);
-      CHECK(r == MPI_REQUEST_NULL);
-      CHECK(in == 43);
-      CHECK(s.MPI_SOURCE == peer);
-      CHECK(s.MPI_ERROR == 77);
-      int count = -1;
-      PMPI_Get_count(&s, MPI_INT, &count);
-      CHECK(count == 1);
-      CHECK(st.received[size_t((colour + 1) & 3)][size_t(peer)] == early_before + 1);
-      CHECK(st.early.size() == 1);  // recorded: a restart suppresses its second sending
+  SECTION("messages of the next epoch leave every completion call's lane for the general path") {
+    // Rank 0 has taken the next checkpoint already (Run mode again): its messages are early for
+    // rank 1, which records each of them (a restart suppresses its second sending). Both
+    // messages are in before rank 1 completes, so the set calls get them from one MPICH call.
+    const uint64_t base = st.epoch;
+    int tag = kTagBase + 80;
+    for (Completer call : kAllCalls) {
+      INFO(call_name(call));
+      int in[2] = {-1, -1}, out[2] = {40 + tag, 41 + tag};
+      MPI_Request r[2];
+      MPI_Status s[2] = {unset_status(), unset_status()};
+      if (me == 0) {
+        st.epoch = base + 1;
+        for (int k = 0; k < 2; ++k)
+          REQUIRE(MPI_Isend(&out[k], 1, MPI_INT, peer, tag + k, MPI_COMM_WORLD, &r[k]) == MPI_SUCCESS);
+        for (int done = 0; done < 2;) done += complete_some(call, 2, r, s);
+        REQUIRE(PMPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+      } else {
+        const uint64_t early_before = st.received[size_t((colour + 1) & 3)][size_t(peer)];
+        const size_t recorded_before = st.early.size();
+        for (int k = 0; k < 2; ++k)
+          REQUIRE(MPI_Irecv(&in[k], 1, MPI_INT, peer, tag + k, MPI_COMM_WORLD, &r[k]) == MPI_SUCCESS);
+        REQUIRE(PMPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+        for (int done = 0; done < 2;) done += complete_some(call, 2, r, s);
+        for (int k = 0; k < 2; ++k) {
+          CHECK(r[k] == MPI_REQUEST_NULL);
+          CHECK(in[k] == 40 + tag + k);
+          CHECK(s[k].MPI_SOURCE == peer);
+          CHECK(s[k].MPI_TAG == tag + k);
+          CHECK(s[k].MPI_ERROR == (call == Completer::Waitall ? MPI_SUCCESS : 77));
+          int count = -1;
+          PMPI_Get_count(&s[k], MPI_INT, &count);
+          CHECK(count == 1);
+        }
+        CHECK(st.received[size_t((colour + 1) & 3)][size_t(peer)] == early_before + 2);
+        CHECK(st.early.size() == recorded_before + 2);
+      }
+      tag += 2;
     }
   }
+
   CHECK(live() == live_before);  // every entry freed
 }
