@@ -5,13 +5,14 @@
 //     buffer on the stack, no request-table entry, the receive lands in the caller's status
 //     (the hooks take the same way, fast::send / fast::recv, on other intracommunicators);
 //   * MPI_Isend and MPI_Irecv of up to 8 KiB, and MPI_Wait, MPI_Test, MPI_Waitall, MPI_Waitsome,
-//     MPI_Testany, MPI_Testsome or MPI_Testall over such requests only: the message travels in the request's own bounce buffer (64 bytes kept by
-//     the slot, larger ones from spares per size class); the request takes a table slot from
-//     those this lane freed before, of which only the fields the lane writes differ from a reset
-//     entry, and gives it back the same way (requests.hpp: take_small_slot).
+//     MPI_Testany, MPI_Testsome or MPI_Testall over such requests only: the message travels in
+//     the request's own bounce buffer (64 bytes kept by the slot, larger ones from spares per
+//     size class); the request takes a table slot from those this lane freed before, of which
+//     only the fields the lane writes differ from a reset entry, and gives it back the same way
+//     (requests.hpp: take_small_slot).
 // Anything else, and every request of the lane once another call completes or cancels it, takes
-// the hooks' way. Each fast_X returns whether it handled the call, its result in `rc`; everything unusual
-// leaves these paths through a call, so they keep their values in registers.
+// the hooks' way. Each fast_X returns whether it handled the call, its result in `rc`;
+// everything unusual leaves these paths through a call, so they keep their values in registers.
 #pragma once
 #include <mpi.h>
 

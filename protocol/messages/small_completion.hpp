@@ -49,15 +49,15 @@ SmallWait test_small(MPI_Request &handle, int &flag, MPI_Status *status, MPI_Sta
 // The requests of an MPI_Waitsome, _Testany, _Testsome or _Testall, kept at the
 // program's indices in arrays with room for `count` entries (the wrapper's stack): the lane's
 // request and its MPICH request, or null and MPI_REQUEST_NULL for the program's
-// MPI_REQUEST_NULL. `reported` is MPICH's statuses (per completion, or per index for Testall),
-// `completed` the indices MPICH completed (`done` of them).
+// MPI_REQUEST_NULL. `reported` is MPICH's statuses, one per completion (MPI_Testall's per
+// index, packed per completion before the general completion takes them), `completed` the
+// indices MPICH completed (`done` of them).
 struct SmallSet {
   Request **reqs;
   MPI_Request *reals;
   MPI_Status *reported;
   int *completed;
   int done = 0;
-  bool all = false;  // MPI_Testall: `reported` and the completions are per index
 };
 // Each returns SmallWait::Done with the call's outputs set, or SmallWait::General after MPICH
 // completed `set.done` requests of which one needs the general completion (nothing handed out;
