@@ -40,6 +40,21 @@ void fill(std::vector<unsigned char> &buf, int seed) {
   for (size_t i = 0; i < buf.size(); ++i) buf[i] = (i * 13 + size_t(seed)) % 5 == 0 ? 0 : (i * 7 + size_t(seed)) & 0xff;
 }
 
+// A message of `count` ints sent as first, first + 1, ... arrived whole in `in` (and nothing past
+// it), and, unless `s` is null, its status says so: count, source `peer`, tag `tag`.
+void check_arrival(const std::vector<int> &in, int count, int first, const MPI_Status *s, int peer,
+                   int tag) {
+  for (int k = 0; k < count; ++k)
+    if (in[size_t(k)] != first + k) FAIL("payload of " << count << " ints, from " << first << ", at " << k);
+  CHECK(in[size_t(count)] == -7);  // nothing past the message
+  if (s == nullptr) return;
+  int got = -1;
+  PMPI_Get_count(s, MPI_INT, &got);
+  CHECK(got == count);
+  CHECK(s->MPI_SOURCE == peer);
+  CHECK(s->MPI_TAG == tag);
+}
+
 }  // namespace
 
 TEST_CASE("setup: MPI_Init went through c3's wrapper", "[setup]") {
@@ -199,15 +214,9 @@ TEST_CASE("two ranks: MPI_Waitall over small messages finishes them in place",
     for (MPI_Request h : rq) CHECK(h == MPI_REQUEST_NULL);
     CHECK(state().received[state().epoch & 3][size_t(peer)] == received_before + 3);
     for (int j = 0; j < 3; ++j) {
-      for (int i = 0; i < sizes[j]; ++i)
-        if (in[j][size_t(i)] != peer * 100000 + j * 10000 + i) FAIL("payload " << j << " at " << i);
-      CHECK(in[j][size_t(sizes[j])] == -7);  // nothing past the message
+      check_arrival(in[j], sizes[j], peer * 100000 + j * 10000, with_statuses ? &st[j] : nullptr,
+                    peer, kTagBase + 40 + j);
       if (!with_statuses) continue;
-      int count = -1;
-      PMPI_Get_count(&st[j], MPI_INT, &count);
-      CHECK(count == sizes[j]);
-      CHECK(st[j].MPI_SOURCE == peer);
-      CHECK(st[j].MPI_TAG == kTagBase + 40 + j);
       CHECK(st[j].MPI_ERROR == MPI_SUCCESS);     // MPI_Waitall sets it
       CHECK(st[4 + j].MPI_ERROR == MPI_SUCCESS);  // of sends too
     }
@@ -335,13 +344,7 @@ TEST_CASE("two ranks: the small-message lane (MPI_Isend, MPI_Irecv, MPI_Waitall 
     for (MPI_Request h : rq) CHECK(h == MPI_REQUEST_NULL);
     CHECK(st.received[size_t(colour)][size_t(peer)] == received_before + 5);
     for (int j = 0; j < 5; ++j) {
-      for (int i = 0; i < counts[j]; ++i) CHECK(in[j][size_t(i)] == peer * 1000 + j * 100 + i);
-      CHECK(in[j][size_t(counts[j])] == -7);  // nothing past the message
-      int count = -1;
-      PMPI_Get_count(&stat[j], MPI_INT, &count);
-      CHECK(count == counts[j]);
-      CHECK(stat[j].MPI_SOURCE == peer);
-      CHECK(stat[j].MPI_TAG == kTagBase + 60 + j);
+      check_arrival(in[j], counts[j], peer * 1000 + j * 100, &stat[j], peer, kTagBase + 60 + j);
       CHECK(stat[j].MPI_ERROR == MPI_SUCCESS);
       CHECK(stat[6 + j].MPI_ERROR == MPI_SUCCESS);
     }
@@ -426,16 +429,9 @@ TEST_CASE("two ranks: the small-message lane (MPI_Isend, MPI_Irecv, MPI_Waitall 
       s.MPI_ERROR = 77;
       REQUIRE(MPI_Wait(&recvs[j], j == 1 ? MPI_STATUS_IGNORE : &s) == MPI_SUCCESS);
       CHECK(recvs[j] == MPI_REQUEST_NULL);
-      for (int i = 0; i < counts[j]; ++i)
-        if (in[j][size_t(i)] != peer * 100000 + j * 10000 + i) FAIL("payload " << j << " at " << i);
-      CHECK(in[j][size_t(counts[j])] == -7);  // nothing past the message
-      if (j == 1) continue;
-      int count = -1;
-      PMPI_Get_count(&s, MPI_INT, &count);
-      CHECK(count == counts[j]);
-      CHECK(s.MPI_SOURCE == peer);
-      CHECK(s.MPI_TAG == kTagBase + 90 + j);
-      CHECK(s.MPI_ERROR == 77);
+      check_arrival(in[j], counts[j], peer * 100000 + j * 10000, j == 1 ? nullptr : &s, peer,
+                    kTagBase + 90 + j);
+      if (j != 1) CHECK(s.MPI_ERROR == 77);
     }
     CHECK(st.received[size_t(colour)][size_t(peer)] == received_before + 4);
     CHECK(g_small_slots.size() == small_before + 8);  // every entry back to the lane
@@ -510,14 +506,7 @@ TEST_CASE("two ranks: the small-message lane (MPI_Isend, MPI_Irecv, MPI_Waitall 
       for (int i = 0; i < 4; ++i) CHECK(sends[i] == MPI_REQUEST_NULL);
       for (int j = 0; j < 3; ++j) {
         const int i = j == 0 ? 0 : j + 1;
-        for (int k = 0; k < counts[j]; ++k)
-          if (in[j][size_t(k)] != peer * 100000 + j * 10000 + k) FAIL("payload " << j << " at " << k);
-        CHECK(in[j][size_t(counts[j])] == -7);  // nothing past the message
-        int count = -1;
-        PMPI_Get_count(&rs[i], MPI_INT, &count);
-        CHECK(count == counts[j]);
-        CHECK(rs[i].MPI_SOURCE == peer);
-        CHECK(rs[i].MPI_TAG == kTagBase + 90 + j);
+        check_arrival(in[j], counts[j], peer * 100000 + j * 10000, &rs[i], peer, kTagBase + 90 + j);
         CHECK(rs[i].MPI_ERROR == 77);  // left alone, as the general completion does
         CHECK(ss[i].MPI_SOURCE == -5);  // of a send's status MPICH sets only the cancelled flag
         CHECK(ss[i].MPI_ERROR == 77);
