@@ -229,6 +229,8 @@ TEST_CASE("two ranks: MPI_Waitall over small messages finishes them in place",
   CHECK(state().requests.size() - g_free_slots.size() - g_small_slots.size() == live_before);  // every entry freed
 }
 
+namespace {
+
 // The calls that complete the lane's requests, and one round of each over `n` requests: the
 // number completed, each request's status stored at its own index (MPI_Wait and MPI_Test take
 // the first active request; MPI_Testall counts all or none).
@@ -303,6 +305,8 @@ int complete_some(Completer call, int n, MPI_Request rq[], MPI_Status st[]) {
   }
   return 0;
 }
+
+}  // namespace
 
 TEST_CASE("two ranks: the small-message lane (MPI_Isend, MPI_Irecv, MPI_Waitall before the Entry)",
           "[two_ranks][requests]") {
