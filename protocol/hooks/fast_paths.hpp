@@ -2,8 +2,10 @@
 // layer's Entry (table attribute `fast`) while nothing needs the protocol's attention (Run mode,
 // no checkpoint in progress, nothing to suppress), on MPI_COMM_WORLD, for built-in types:
 //   * MPI_Send and MPI_Recv of up to 8 KiB: the message with its header goes through a bounce
-//     buffer on the stack, no request-table entry, the receive lands in the caller's status
-//     (the hooks take the same way, fast::send / fast::recv, on other intracommunicators);
+//     buffer on the stack, or from 1 KiB on with its header in the 4 bytes before the program's
+//     buffer where those may carry it (borrowed_header.hpp); no request-table entry, the
+//     receive lands in the caller's status (the hooks take the same way, fast::send /
+//     fast::recv, on other intracommunicators);
 //   * MPI_Isend and MPI_Irecv of up to 8 KiB, and MPI_Wait, MPI_Test, MPI_Waitall, MPI_Waitsome,
 //     MPI_Testany, MPI_Testsome or MPI_Testall over such requests only: the message travels in
 //     the request's own bounce buffer (64 bytes kept by the slot, larger ones from spares per
@@ -19,6 +21,7 @@
 #include <cstring>
 
 #include "layer/layer.hpp"
+#include "messages/borrowed_header.hpp"
 #include "messages/piggyback.hpp"
 #include "messages/requests.hpp"
 #include "messages/small_completion.hpp"
@@ -69,41 +72,62 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
                                   const MPI_Status &s, int32_t header, uint64_t posting,
                                   MPI_Comm comm);
 
-// A blocking send of `bytes` (at most 8 KiB) of a built-in type, header inline.
+// A blocking send of `bytes` (at most 8 KiB) of a built-in type, header inline: in the bytes
+// before the program's buffer where they may carry it (borrowed_header.hpp), else through a
+// bounce. `program_sp`: see borrowed::may_borrow.
 [[gnu::always_inline]] inline int send(const void *buf, int bytes, int dest, int tag,
-                                       SendMode mode, const ShortPath &p) {
-  alignas(64) char bounce[piggyback::kStackWire];
-  char *const wire = piggyback::stack_wire(bounce, buf, bytes);
+                                       SendMode mode, const ShortPath &p, uintptr_t program_sp) {
   const int32_t header = outgoing_header();
-  std::memcpy(wire, &header, piggyback::kHeaderBytes);
-  piggyback::copy_small(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
   ++state().sent[size_t(world_of(p, dest))];
   const int n = piggyback::kHeaderBytes + bytes;
-  if (mode == SendMode::Standard && !split::must_poll())
-    return PMPI_Send(wire, n, MPI_BYTE, dest, tag, p.real);
+  const bool direct = mode == SendMode::Standard && !split::must_poll();
+  if (direct && borrowed::borrow(buf, bytes, program_sp)) {
+    // The program's bytes are put back whatever MPICH says; they are writable (may_borrow).
+    char *const wire = const_cast<char *>(static_cast<const char *>(buf)) - piggyback::kHeaderBytes;
+    int32_t saved;
+    std::memcpy(&saved, wire, piggyback::kHeaderBytes);
+    std::memcpy(wire, &header, piggyback::kHeaderBytes);
+    const int rc = PMPI_Send(wire, n, MPI_BYTE, dest, tag, p.real);
+    std::memcpy(wire, &saved, piggyback::kHeaderBytes);
+    return rc;
+  }
+  alignas(64) char bounce[piggyback::kStackWire];
+  char *const wire = piggyback::stack_wire(bounce, buf, bytes);
+  std::memcpy(wire, &header, piggyback::kHeaderBytes);
+  piggyback::copy_small(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
+  if (direct) return PMPI_Send(wire, n, MPI_BYTE, dest, tag, p.real);
   return split::send_blocking(wire, n, MPI_BYTE, dest, tag, p.real, mode);
 }
 
-// A blocking receive into `capacity` bytes (at most 8 KiB) of a built-in type; `s` is the
-// status to fill (the caller's, or its own for MPI_STATUS_IGNORE).
+// A blocking receive into `capacity` bytes (at most 8 KiB) of a built-in type, its header in the
+// bytes before `buf` or through a bounce as send's; `s` is the status to fill (the caller's, or
+// its own for MPI_STATUS_IGNORE).
 [[gnu::always_inline]] inline int recv(void *buf, int capacity, int source, int tag,
-                                       MPI_Status &s, const ShortPath &p) {
+                                       MPI_Status &s, const ShortPath &p, uintptr_t program_sp) {
   ProtocolState &st = state();
   alignas(64) char bounce[piggyback::kStackWire];
-  char *const wire = piggyback::stack_wire(bounce, buf, capacity);
   const uint64_t posting = st.next_posting++;
   const int wire_capacity = piggyback::kHeaderBytes + capacity;
-  int rc = split::must_poll()
-               ? split::recv_blocking(wire, wire_capacity, MPI_BYTE, source, tag, p.real, s)
-               : PMPI_Recv(wire, wire_capacity, MPI_BYTE, source, tag, p.real, &s);
+  const bool polls = split::must_poll();
+  const bool in_place = !polls && borrowed::borrow(buf, capacity, program_sp);
+  char *const wire = in_place ? static_cast<char *>(buf) - piggyback::kHeaderBytes
+                              : piggyback::stack_wire(bounce, buf, capacity);
+  int32_t saved = 0;
+  if (in_place) std::memcpy(&saved, wire, piggyback::kHeaderBytes);
+  int rc = polls ? split::recv_blocking(wire, wire_capacity, MPI_BYTE, source, tag, p.real, s)
+                 : PMPI_Recv(wire, wire_capacity, MPI_BYTE, source, tag, p.real, &s);
+  // The header, or what came of a split header (its 3 bytes; recv_unusual reads no more).
+  int32_t header;
+  std::memcpy(&header, wire, piggyback::kHeaderBytes);
+  if (in_place) std::memcpy(wire, &saved, piggyback::kHeaderBytes);
   if (rc != MPI_SUCCESS) message_failed(rc);  // its header did not arrive
   // At most kStackWire bytes came: the count's high part in the status is zero.
   static_assert(piggyback::kStackWire < (1 << 30));
   const int bytes = s.count_lo - piggyback::kHeaderBytes;
-  if (bytes < 0) return recv_unusual(buf, capacity, source, tag, s, wire, posting, p);
-  int32_t header;
-  std::memcpy(&header, wire, piggyback::kHeaderBytes);
-  piggyback::copy_small(buf, wire + piggyback::kHeaderBytes, size_t(bytes));
+  if (bytes < 0)
+    return recv_unusual(buf, capacity, source, tag, s, reinterpret_cast<const char *>(&header),
+                        posting, p);
+  if (!in_place) piggyback::copy_small(buf, wire + piggyback::kHeaderBytes, size_t(bytes));
   s.count_lo = bytes;
   if (intra_epoch_in_run_mode(header))
     ++st.received[st.epoch & 3][size_t(world_of(p, s.MPI_SOURCE))];  // intra-epoch, nothing to log
@@ -173,7 +197,8 @@ template <class Call>
   if (comm != MPI_COMM_WORLD || bytes < 0 || !fast::quiet() || uint32_t(dest) >= uint32_t(rt().size))
     return false;
   ++g_depth;  // inside the layer while in MPICH
-  rc = fast::send(buf, bytes, dest, tag, SendMode::Standard, fast::kWorldPath);
+  rc = fast::send(buf, bytes, dest, tag, SendMode::Standard, fast::kWorldPath,
+                  borrowed::program_frames());
   --g_depth;
   return true;
 }
@@ -187,7 +212,7 @@ template <class Call>
   MPI_Status ignored;
   ++g_depth;
   rc = fast::recv(buf, capacity, source, tag, status == MPI_STATUS_IGNORE ? ignored : *status,
-                  fast::kWorldPath);
+                  fast::kWorldPath, borrowed::program_frames());
   --g_depth;
   return true;
 }

@@ -127,7 +127,7 @@ MPI_Request make_recv(void *buf, int count, TypeArg type, int source, int tag, C
   ShortPath p;
   if (mode != SendMode::Buffered && small_builtin(type.real, count, bytes) &&
       short_path(comm, p) && dest >= 0 && dest < p.size)
-    return fast::send(buf, bytes, dest, tag, mode, p);
+    return fast::send(buf, bytes, dest, tag, mode, p, borrowed::kStackUnknown);
   return blocking_send_general(buf, count, type, dest, tag, comm, mode);
 }
 
@@ -327,7 +327,7 @@ int on_Recv(void *buf, int count, TypeArg datatype, int source, int tag, CommArg
   int capacity = 0;
   ShortPath p;
   if (small_builtin(datatype.real, count, capacity) && short_path(comm, p))
-    return fast::recv(buf, capacity, source, tag, *status, p);
+    return fast::recv(buf, capacity, source, tag, *status, p, borrowed::kStackUnknown);
   return blocking_recv_general(buf, count, datatype, source, tag, comm, status);
 }
 

@@ -1,6 +1,7 @@
 #include "memory/globals.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -51,6 +52,19 @@ std::vector<__c3_global> registered() {
                         }),
             out.end());
   return out;
+}
+
+bool within_one(const void *p, size_t n) {
+  static const std::vector<__c3_global> table = registered();
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  // The last global starting at or below p (of those starting at one address, the largest).
+  auto after = std::upper_bound(table.begin(), table.end(), at, [](uintptr_t a, const __c3_global &g) {
+    return a < reinterpret_cast<uintptr_t>(g.addr);
+  });
+  if (after == table.begin()) return false;
+  const __c3_global &g = *(after - 1);
+  const auto start = reinterpret_cast<uintptr_t>(g.addr);
+  return at - start <= g.size && n <= g.size - (at - start);
 }
 
 void add_to_image(MemoryImageBuilder &image) {

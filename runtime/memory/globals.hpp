@@ -1,6 +1,7 @@
 // The application's writable globals and statics, described by generated __c3_global records in
 // ELF section "c3_globals".
 #pragma once
+#include <cstddef>
 #include <vector>
 
 #include "c3/c3_abi.h"
@@ -10,6 +11,9 @@ namespace c3::globals {
 
 // Registered globals, sorted by address, duplicates removed.
 std::vector<__c3_global> registered();
+
+// Whether [p, p+n) lies inside one registered global (the table is read once, on the first call).
+bool within_one(const void *p, size_t n);
 
 // Adds every registered global to a GLOBALS image.
 void add_to_image(MemoryImageBuilder &image);

@@ -54,3 +54,20 @@ TEST_CASE("globals: save, change, validate, restore") {
   moved[0].size += 8;
   CHECK_THROWS_WITH(c3::globals::validate_saved(moved), Catch::Contains("differ"));
 }
+
+TEST_CASE("globals: within_one tells whether a range lies inside one registered global") {
+  using c3::globals::within_one;
+  const char *d = reinterpret_cast<const char *>(g_d);
+  CHECK(within_one(d, sizeof g_d));
+  CHECK(within_one(d + 4, 5));  // bytes before an interior buffer and its first byte
+  CHECK(within_one(d + sizeof g_d - 1, 1));
+  CHECK_FALSE(within_one(d + sizeof g_d - 4, 5));  // runs past the end
+  const auto before_d = reinterpret_cast<const void *>(reinterpret_cast<uintptr_t>(d) - 4);
+  CHECK_FALSE(within_one(before_d, 5));  // starts before it
+  CHECK(within_one(&g_f, sizeof g_f));
+  CHECK_FALSE(within_one(&g_f, sizeof g_f + 1));
+  static char unregistered[16];
+  CHECK_FALSE(within_one(unregistered + 4, 5));
+  int on_stack = 0;
+  CHECK_FALSE(within_one(&on_stack, 1));
+}

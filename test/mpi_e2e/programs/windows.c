@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "step_report.h"
+
 #define STEPS 14
 #define PERIOD 6
 #define WINDOW 16
@@ -120,18 +122,7 @@ int main(int argc, char **argv) {
     check(ring_in, ring_bytes, step, left, WINDOW, "ring message", rank, &sum);
     total = total * 31 + sum;
 
-    if (rank == 0) {
-      printf("step %d: rank 0 %016lx", step, sum);
-      for (int r = 1; r < size; ++r) {
-        unsigned long theirs = 0;
-        MPI_Recv(&theirs, 1, MPI_UNSIGNED_LONG, r, TAG_REPORT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        printf(" rank %d %016lx", r, theirs);
-      }
-      printf("\n");
-      fflush(stdout);
-    } else {
-      MPI_Send(&sum, 1, MPI_UNSIGNED_LONG, 0, TAG_REPORT, MPI_COMM_WORLD);
-    }
+    report_step(step, sum, rank, size, TAG_REPORT);
     if (step % PERIOD == 2 + rank) {
 #pragma ccc_checkpoint force
     }

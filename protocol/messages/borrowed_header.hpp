@@ -1,0 +1,49 @@
+// A blocking send or receive of a mid-size contiguous message may carry its header in the 4 bytes
+// right before the program's buffer instead of copying the payload through a bounce: those bytes
+// are saved, the header takes their place for the one MPICH call (the message is then header and
+// payload, exactly as through a bounce), and they are put back before the call returns to the
+// program. Only where nothing but the program can read or write those bytes while MPICH runs:
+//   * no request of the table is in use: no nonblocking operation, persistent request or
+//     nonblocking collective may be moving bytes next to the buffer (cheap to tell: every entry
+//     of the table is free; otherwise the message takes the bounce);
+//   * the bytes lie in memory only the program uses and that is writable wherever the buffer is
+//     (a send's buffer may be read-only data): the c3 heap (which MPICH never allocates from),
+//     the application stack above the call's own frame, or the same registered global as the
+//     buffer's start. Not memory of the C library's malloc (its block headers), not bytes that
+//     may belong to the C library or to c3 (copy-relocated variables sit among the globals).
+// c3 programs are single-threaded or MPI_THREAD_FUNNELED with one thread in MPI (docs/user-guide.md),
+// so no other thread can look at the bytes meanwhile, and no checkpoint is written during a call.
+#pragma once
+#include <cstdint>
+
+#include "messages/piggyback.hpp"
+
+namespace c3::mpi::borrowed {
+
+// From this payload size on the copies cost more than deciding (benchmark section 6: below 1
+// KiB the bounce and the header in place ran alike).
+constexpr int kFrom = 1024;
+
+// A blocking call made elsewhere than in the program's own wrapper: its stack buffers keep the
+// bounce (the frames between the program and the call are not known).
+constexpr uintptr_t kStackUnknown = UINTPTR_MAX;
+
+// Whether the kHeaderBytes bytes before `buf` may carry the header of a blocking call.
+// `program_sp`: where the program's frames begin (program_frames()), or kStackUnknown.
+bool may_borrow(const void *buf, uintptr_t program_sp);
+
+// The same for a payload of `bytes`, with the size test inline: most messages are smaller.
+[[gnu::always_inline]] inline bool borrow(const void *buf, int bytes, uintptr_t program_sp) {
+  return bytes >= kFrom && may_borrow(buf, program_sp);
+}
+
+// The lowest address of the program's frames when the wrapper it inlines into was called (its
+// canonical frame address, plus room). gcc 12's __builtin_dwarf_cfa() in a function that
+// realigns its stack (the wrappers' bounces are 64-byte aligned) gives the top of the realigned
+// frame, up to 56 bytes below the true one, and the return address lies in between; 64 bytes more
+// leave every byte of the wrapper's frame out whatever the realignment.
+[[gnu::always_inline]] inline uintptr_t program_frames() {
+  return reinterpret_cast<uintptr_t>(__builtin_dwarf_cfa()) + 64;
+}
+
+}  // namespace c3::mpi::borrowed

@@ -1,0 +1,172 @@
+// Blocking messages of 1-8 KiB whose header travels in the 4 bytes before the program's buffer
+// (messages/borrowed_header.hpp): which memory may lend them, and, between two ranks, that the
+// payload arrives whole and the lent bytes are the program's again after every call, also when a
+// receive in flight writes right next to the buffer (the message then takes the bounce).
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "memory/heap_arena.hpp"
+#include "messages/borrowed_header.hpp"
+#include "messages/requests.hpp"
+#include "unit_support.hpp"
+
+using namespace c3::mpi;
+using c3::mpi::test::world_rank;
+using c3::mpi::test::world_size;
+
+namespace {
+
+constexpr int kTag = 900;
+constexpr uint32_t kLent = 0xa5c3f00d;  // the 4 bytes before every buffer, as the program left them
+
+// A page-aligned block of the c3 heap, freed with the test.
+struct ArenaPages {
+  explicit ArenaPages(size_t bytes) : base(static_cast<char *>(c3::heap::memalign(4096, bytes))) {}
+  ~ArenaPages() { c3::heap::free(base); }
+  ArenaPages(const ArenaPages &) = delete;
+  ArenaPages &operator=(const ArenaPages &) = delete;
+  char *base;
+};
+
+uint32_t lent_bytes(const char *buf) {
+  uint32_t v;
+  std::memcpy(&v, buf - 4, 4);
+  return v;
+}
+
+void fill_ints(char *buf, int count, int first) {
+  for (int k = 0; k < count; ++k) {
+    const int v = first + k;
+    std::memcpy(buf + 4 * size_t(k), &v, 4);
+  }
+}
+
+// The buffer holds first, first + 1, ... for `count` ints.
+bool holds_ints(const char *buf, int count, int first) {
+  for (int k = 0; k < count; ++k) {
+    int v;
+    std::memcpy(&v, buf + 4 * size_t(k), 4);
+    if (v != first + k) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("borrowed header: the memory that may lend the bytes before a buffer", "[borrowed]") {
+  ArenaPages arena(4 * 4096);
+  CHECK(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
+  CHECK(borrowed::may_borrow(arena.base + 4100, borrowed::kStackUnknown));
+  // Under the size the bounce keeps every message.
+  CHECK_FALSE(borrowed::borrow(arena.base + 4096, borrowed::kFrom - 1, borrowed::kStackUnknown));
+  CHECK(borrowed::borrow(arena.base + 4096, borrowed::kFrom, borrowed::kStackUnknown));
+  // The C library's heap (block headers MPICH's own allocations use) and this test's stack,
+  // which is not the application stack.
+  std::vector<char> libc_heap(8192);
+  CHECK_FALSE(borrowed::may_borrow(libc_heap.data() + 4096, borrowed::kStackUnknown));
+  char on_stack[64];
+  CHECK_FALSE(borrowed::may_borrow(on_stack + 8, reinterpret_cast<uintptr_t>(on_stack)));
+  // A request in the table, even an inactive persistent one, may move bytes next to any buffer.
+  MPI_Request persistent;
+  REQUIRE(MPI_Recv_init(arena.base, 1, MPI_INT, 0, kTag, MPI_COMM_WORLD, &persistent) ==
+          MPI_SUCCESS);
+  CHECK_FALSE(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
+  REQUIRE(MPI_Request_free(&persistent) == MPI_SUCCESS);
+  CHECK(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
+}
+
+TEST_CASE("two ranks: blocking messages of 1-8 KiB with the header in the bytes before the buffer",
+          "[two_ranks][borrowed]") {
+  if (world_size() < 2) {
+    WARN("needs two ranks (mpiexec -n 2): skipped");
+    return;
+  }
+  const int me = world_rank();
+  if (me > 1) return;
+  const int peer = 1 - me;
+  ArenaPages out(4 * 4096), in(4 * 4096);  // room for 8 KiB + 4 at offset 4157
+
+  SECTION("every size from the threshold, buffers at several offsets, both directions") {
+    int round = 0;
+    for (int bytes : {1024, 1028, 2048, 4096, 6000, 8192})
+      for (size_t offset : {size_t(4096), size_t(4100), size_t(4096 + 61)}) {
+        INFO(bytes << " bytes at offset " << offset);
+        const int count = bytes / 4;
+        char *send = out.base + offset, *recv = in.base + offset;
+        std::memcpy(send - 4, &kLent, 4);
+        std::memcpy(recv - 4, &kLent, 4);
+        std::memset(recv, 0x77, size_t(bytes) + 4);
+        for (int direction = 0; direction < 2; ++direction, ++round) {
+          const int first = round * 10000;
+          if (me == direction) {
+            fill_ints(send, count, first);
+            REQUIRE(MPI_Send(send, count, MPI_INT, peer, kTag, MPI_COMM_WORLD) == MPI_SUCCESS);
+            CHECK(lent_bytes(send) == kLent);
+            CHECK(holds_ints(send, count, first));  // a send leaves its buffer alone
+          } else {
+            MPI_Status s;
+            s.MPI_ERROR = -5;
+            REQUIRE(MPI_Recv(recv, count + 1, MPI_INT, peer, kTag, MPI_COMM_WORLD, &s) ==
+                    MPI_SUCCESS);
+            CHECK(lent_bytes(recv) == kLent);
+            CHECK(holds_ints(recv, count, first));
+            int got = -1;
+            MPI_Get_count(&s, MPI_INT, &got);
+            CHECK(got == count);
+            CHECK(s.MPI_SOURCE == peer);
+            CHECK(s.MPI_TAG == kTag);
+            CHECK(s.MPI_ERROR == -5);  // MPI_Recv leaves it alone
+            uint32_t past;
+            std::memcpy(&past, recv + bytes, 4);
+            CHECK(past == 0x77777777u);  // nothing past the message
+          }
+        }
+      }
+  }
+
+  SECTION("a receive in flight that writes the 4 bytes before a blocking receive's buffer") {
+    // Rank 1 posts a receive of a vector type (which MPICH writes straight into the program's
+    // memory) whose last int is right before the buffer of its blocking receive, tells rank 0,
+    // and blocks in MPI_Recv; rank 0 sends the vector's message, then the blocking one. Were the
+    // bytes lent while the vector's message lands, putting them back would undo it.
+    MPI_Datatype every_other;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    constexpr int kCount = 1024;
+    char *const region = in.base + 4096;  // ints 0 and 2 for the vector, the buffer from int 3
+    char *const buffer = region + 12;
+    for (int repeat = 0; repeat < 20; ++repeat) {
+      INFO("repeat " << repeat);
+      if (me == 1) {
+        std::memset(region, 0, 12 + 4 * size_t(kCount));
+        MPI_Request side;
+        REQUIRE(MPI_Irecv(region, 1, every_other, 0, kTag + 1, MPI_COMM_WORLD, &side) ==
+                MPI_SUCCESS);
+        REQUIRE(MPI_Send(&repeat, 1, MPI_INT, 0, kTag + 2, MPI_COMM_WORLD) == MPI_SUCCESS);
+        REQUIRE(MPI_Recv(buffer, kCount, MPI_INT, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+                MPI_SUCCESS);
+        REQUIRE(MPI_Wait(&side, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        int pair[3];
+        std::memcpy(pair, region, sizeof pair);
+        CHECK(pair[0] == 100 + repeat);
+        CHECK(pair[1] == 0);
+        CHECK(pair[2] == 200 + repeat);  // the lent int: the vector's, not what it held before
+        CHECK(holds_ints(buffer, kCount, repeat));
+      } else {
+        int go = -1;
+        REQUIRE(MPI_Recv(&go, 1, MPI_INT, 1, kTag + 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+                MPI_SUCCESS);
+        CHECK(go == repeat);
+        const int pair[2] = {100 + repeat, 200 + repeat};
+        REQUIRE(MPI_Send(pair, 2, MPI_INT, 1, kTag + 1, MPI_COMM_WORLD) == MPI_SUCCESS);
+        fill_ints(out.base + 4096, kCount, repeat);
+        REQUIRE(MPI_Send(out.base + 4096, kCount, MPI_INT, 1, kTag, MPI_COMM_WORLD) ==
+                MPI_SUCCESS);
+      }
+    }
+    MPI_Type_free(&every_other);
+  }
+}
