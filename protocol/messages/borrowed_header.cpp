@@ -12,6 +12,11 @@ bool may_borrow(const void *buf, uintptr_t program_sp) {
   const auto *bytes_before = static_cast<const char *>(buf) - piggyback::kHeaderBytes;
   const auto from = reinterpret_cast<uintptr_t>(bytes_before);
   if (from > reinterpret_cast<uintptr_t>(buf)) return false;  // wrapped below address 0
+  // c3's frames of this call lie from this function's frame up to program_sp, wherever the
+  // program runs (a program may switch to a stack of its own in the heap or in a global).
+  const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  if (from + piggyback::kHeaderBytes > here && (program_sp == kStackUnknown || from < program_sp))
+    return false;
   if (heap::contains(bytes_before) && heap::contains(buf)) return true;  // mapped writable whole
   // The whole stack is mapped writable; above program_sp it holds only the program's frames
   // (and, at its top, the runtime's, which run no code meanwhile).

@@ -10,7 +10,9 @@
 //     (a send's buffer may be read-only data): the c3 heap (which MPICH never allocates from),
 //     the application stack above the call's own frame, or the same registered global as the
 //     buffer's start. Not memory of the C library's malloc (its block headers), not bytes that
-//     may belong to the C library or to c3 (copy-relocated variables sit among the globals).
+//     may belong to the C library or to c3 (copy-relocated variables sit among the globals),
+//     and never bytes of c3's own frames of the call, wherever the program's stack is (a
+//     program may run on a stack of its own in the heap or in a global).
 // c3 programs are single-threaded or MPI_THREAD_FUNNELED with one thread in MPI (docs/user-guide.md),
 // so no other thread can look at the bytes meanwhile, and no checkpoint is written during a call.
 #pragma once

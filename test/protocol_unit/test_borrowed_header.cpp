@@ -8,6 +8,8 @@
 #include <cstring>
 #include <vector>
 
+#include <ucontext.h>
+
 #include "memory/heap_arena.hpp"
 #include "messages/borrowed_header.hpp"
 #include "messages/requests.hpp"
@@ -76,6 +78,48 @@ TEST_CASE("borrowed header: the memory that may lend the bytes before a buffer",
   CHECK_FALSE(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
   REQUIRE(MPI_Request_free(&persistent) == MPI_SUCCESS);
   CHECK(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
+}
+
+namespace {
+
+// What may_borrow says, from a function running on a stack in the c3 heap, of a buffer in its
+// caller's frame (the frames between may_borrow and the program's are c3's there).
+struct OnHeapStack {
+  bool unknown_frames = true, above_frames = false, other_block = false;
+  char *other = nullptr;
+};
+OnHeapStack g_on_heap_stack;
+ucontext_t g_main_context, g_heap_context;
+
+[[gnu::noinline]] void ask_from_heap_stack(char *local) {
+  g_on_heap_stack.unknown_frames = borrowed::may_borrow(local + 8, borrowed::kStackUnknown);
+  g_on_heap_stack.above_frames = borrowed::may_borrow(local + 8, reinterpret_cast<uintptr_t>(local));
+  g_on_heap_stack.other_block = borrowed::may_borrow(g_on_heap_stack.other, borrowed::kStackUnknown);
+}
+
+void on_heap_stack() {
+  char local[64];
+  ask_from_heap_stack(local);
+  asm volatile("" : : "r"(local) : "memory");
+}
+
+}  // namespace
+
+TEST_CASE("borrowed header: a program on a stack of its own in the c3 heap", "[borrowed]") {
+  // The stack lies above the other block, so that block is below every frame.
+  ArenaPages other(4096), stack(64 * 1024);
+  REQUIRE(other.base < stack.base);
+  g_on_heap_stack = OnHeapStack{};
+  g_on_heap_stack.other = other.base + 64;
+  REQUIRE(getcontext(&g_heap_context) == 0);
+  g_heap_context.uc_stack.ss_sp = stack.base;
+  g_heap_context.uc_stack.ss_size = 64 * 1024;
+  g_heap_context.uc_link = &g_main_context;
+  makecontext(&g_heap_context, on_heap_stack, 0);
+  REQUIRE(swapcontext(&g_main_context, &g_heap_context) == 0);
+  CHECK_FALSE(g_on_heap_stack.unknown_frames);  // may be among c3's frames
+  CHECK(g_on_heap_stack.above_frames);          // above where the program's frames begin
+  CHECK(g_on_heap_stack.other_block);           // below every frame
 }
 
 TEST_CASE("two ranks: blocking messages of 1-8 KiB with the header in the bytes before the buffer",
