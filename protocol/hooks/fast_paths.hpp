@@ -87,6 +87,7 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
     int32_t saved;
     std::memcpy(&saved, wire, piggyback::kHeaderBytes);
     std::memcpy(wire, &header, piggyback::kHeaderBytes);
+    ++borrowed::g_lent;
     const int rc = PMPI_Send(wire, n, MPI_BYTE, dest, tag, p.real);
     std::memcpy(wire, &saved, piggyback::kHeaderBytes);
     return rc;
@@ -113,7 +114,10 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   char *const wire = in_place ? static_cast<char *>(buf) - piggyback::kHeaderBytes
                               : piggyback::stack_wire(bounce, buf, capacity);
   int32_t saved = 0;
-  if (in_place) std::memcpy(&saved, wire, piggyback::kHeaderBytes);
+  if (in_place) {
+    std::memcpy(&saved, wire, piggyback::kHeaderBytes);
+    ++borrowed::g_lent;
+  }
   int rc = polls ? split::recv_blocking(wire, wire_capacity, MPI_BYTE, source, tag, p.real, s)
                  : PMPI_Recv(wire, wire_capacity, MPI_BYTE, source, tag, p.real, &s);
   // The header, or what came of a split header (its 3 bytes; recv_unusual reads no more).

@@ -196,7 +196,14 @@ int persistent_send(const void *buf, int count, TypeArg type, int dest, int tag,
   return MPI_SUCCESS;
 }
 
-int status_error(const MPI_Status &st) { return st.MPI_ERROR; }
+// Whether a receive's status reports its message truncated: MPICH puts an error code there, of
+// class MPI_ERR_TRUNCATE (a split payload's receive); c3's own deliveries put the class itself.
+bool truncated(const MPI_Status &st) {
+  if (st.MPI_ERROR == MPI_SUCCESS) return false;
+  int error_class = MPI_SUCCESS;
+  return PMPI_Error_class(st.MPI_ERROR, &error_class) == MPI_SUCCESS &&
+         error_class == MPI_ERR_TRUNCATE;
+}
 
 // A probed message's status counts its payload only.
 void fix_status(MPI_Comm comm, MPI_Status &st) {
@@ -303,7 +310,7 @@ namespace {
                                   comm.real, st);
     if (rc != MPI_SUCCESS) message_failed(rc);  // the header did not arrive
     finish_blocking(r, st);
-    if (rc == MPI_SUCCESS && st.MPI_ERROR == MPI_ERR_TRUNCATE) rc = MPI_ERR_TRUNCATE;
+    if (rc == MPI_SUCCESS && truncated(st)) rc = MPI_ERR_TRUNCATE;
     MPI_Status out;
     std::memcpy(&out, r.status.words, sizeof out);
     copy_status_out(status, out);
@@ -317,7 +324,7 @@ namespace {
   MPI_Status st{};
   deliver(h, &st);
   copy_status_out(status, st);
-  return status_error(st) == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  return truncated(st) ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
 }
 
 }  // namespace
@@ -363,7 +370,7 @@ int on_Sendrecv(const void *sendbuf, int sendcount, TypeArg sendtype, int dest, 
   MPI_Status st{};
   deliver(rh, &st);
   copy_status_out(status, st);
-  return status_error(st) == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  return truncated(st) ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
 }
 
 int on_Sendrecv_replace(void *buf, int count, TypeArg datatype, int dest, int sendtag,
@@ -460,9 +467,9 @@ int fast::recv_unusual(void *buf, int capacity, int source, int tag, MPI_Status 
     const int error = s.MPI_ERROR;  // not written by MPICH's MPI_Recv: the program's, or garbage
     s.MPI_ERROR = MPI_SUCCESS;
     finish_blocking(r, s);
-    const bool truncated = s.MPI_ERROR == MPI_ERR_TRUNCATE;
+    const bool cut = truncated(s);
     s.MPI_ERROR = error;  // MPI_Recv returns its error, as MPICH's does
-    return truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    return cut ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   }
   piggyback::headerless_arrival(s);
 }

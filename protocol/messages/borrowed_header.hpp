@@ -5,7 +5,9 @@
 // program. Only where nothing but the program can read or write those bytes while MPICH runs:
 //   * no request of the table is in use: no nonblocking operation, persistent request or
 //     nonblocking collective may be moving bytes next to the buffer (cheap to tell: every entry
-//     of the table is free; otherwise the message takes the bounce);
+//     of the table is free; otherwise the message takes the bounce), and the program has made
+//     no call c3 passes to MPICH untracked (a one-sided window, say, whose peers may put bytes
+//     into it whenever MPICH makes progress);
 //   * the bytes lie in memory only the program uses and that is writable wherever the buffer is
 //     (a send's buffer may be read-only data): the c3 heap (which MPICH never allocates from),
 //     the application stack above the call's own frame, or the same registered global as the
@@ -13,8 +15,9 @@
 //     may belong to the C library or to c3 (copy-relocated variables sit among the globals),
 //     and never bytes of c3's own frames of the call, wherever the program's stack is (a
 //     program may run on a stack of its own in the heap or in a global).
-// c3 programs are single-threaded or MPI_THREAD_FUNNELED with one thread in MPI (docs/user-guide.md),
-// so no other thread can look at the bytes meanwhile, and no checkpoint is written during a call.
+// c3 programs have one thread (docs/user-guide.md, section 8; the c3 heap is not thread-safe either)
+// and no c3 code runs during the MPICH call, so only a signal handler or an error handler of the
+// program's could see the header meanwhile (the user guide says so).
 #pragma once
 #include <cstdint>
 
@@ -39,13 +42,18 @@ bool may_borrow(const void *buf, uintptr_t program_sp);
   return bytes >= kFrom && may_borrow(buf, program_sp);
 }
 
-// The lowest address of the program's frames when the wrapper it inlines into was called (its
-// canonical frame address, plus room). gcc 12's __builtin_dwarf_cfa() in a function that
-// realigns its stack (the wrappers' bounces are 64-byte aligned) gives the top of the realigned
-// frame, up to 56 bytes below the true one, and the return address lies in between; 64 bytes more
-// leave every byte of the wrapper's frame out whatever the realignment.
+// An address at or above where the program's frames begin when the wrapper this inlines into was
+// called (its canonical frame address). gcc 12's __builtin_dwarf_cfa() in a function that
+// realigns its stack (the wrappers' bounces are 64-byte aligned) gives the stack pointer at entry
+// rounded down to 64 bytes, 16 to 64 bytes below the true address, with the return address in
+// between; 128 bytes more leave the wrapper's frame out with room to spare (stack buffers in the
+// lowest 128 bytes of the calling frame keep the bounce).
+constexpr uintptr_t kFrameSlack = 128;
 [[gnu::always_inline]] inline uintptr_t program_frames() {
-  return reinterpret_cast<uintptr_t>(__builtin_dwarf_cfa()) + 64;
+  return reinterpret_cast<uintptr_t>(__builtin_dwarf_cfa()) + kFrameSlack;
 }
+
+// Messages whose header was lent bytes (the tests' evidence that the path is taken).
+extern uint64_t g_lent;
 
 }  // namespace c3::mpi::borrowed

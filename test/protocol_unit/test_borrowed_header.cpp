@@ -13,6 +13,7 @@
 #include "memory/heap_arena.hpp"
 #include "messages/borrowed_header.hpp"
 #include "messages/requests.hpp"
+#include "state/protocol_state.hpp"
 #include "unit_support.hpp"
 
 using namespace c3::mpi;
@@ -22,7 +23,8 @@ using c3::mpi::test::world_size;
 namespace {
 
 constexpr int kTag = 900;
-constexpr uint32_t kLent = 0xa5c3f00d;  // the 4 bytes before every buffer, as the program left them
+// The 8 bytes before every buffer, as the program left them (the 4 lent ones and 4 more).
+constexpr uint64_t kLent = 0x5eed1e55a5c3f00dull;
 
 // A page-aligned block of the c3 heap, freed with the test.
 struct ArenaPages {
@@ -33,9 +35,9 @@ struct ArenaPages {
   char *base;
 };
 
-uint32_t lent_bytes(const char *buf) {
-  uint32_t v;
-  std::memcpy(&v, buf - 4, 4);
+uint64_t lent_bytes(const char *buf) {
+  uint64_t v;
+  std::memcpy(&v, buf - 8, 8);
   return v;
 }
 
@@ -78,6 +80,20 @@ TEST_CASE("borrowed header: the memory that may lend the bytes before a buffer",
   CHECK_FALSE(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
   REQUIRE(MPI_Request_free(&persistent) == MPI_SUCCESS);
   CHECK(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
+  // A small-lane request in flight, then its slot back on the lane's list.
+  int out = 5, in = 0;
+  MPI_Request lane;
+  REQUIRE(MPI_Isend(&out, 1, MPI_INT, world_rank(), kTag, MPI_COMM_WORLD, &lane) == MPI_SUCCESS);
+  CHECK_FALSE(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
+  REQUIRE(MPI_Recv(&in, 1, MPI_INT, world_rank(), kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+          MPI_SUCCESS);
+  REQUIRE(MPI_Wait(&lane, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  CHECK(in == 5);
+  CHECK(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
+  // After a call c3 passes to MPICH untracked (a window's peers may write at any time).
+  rt().tainted_by = "MPI_Win_create";
+  CHECK_FALSE(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
+  rt().tainted_by = nullptr;
 }
 
 namespace {
@@ -140,21 +156,27 @@ TEST_CASE("two ranks: blocking messages of 1-8 KiB with the header in the bytes 
         INFO(bytes << " bytes at offset " << offset);
         const int count = bytes / 4;
         char *send = out.base + offset, *recv = in.base + offset;
-        std::memcpy(send - 4, &kLent, 4);
-        std::memcpy(recv - 4, &kLent, 4);
+        std::memcpy(send - 8, &kLent, 8);
+        std::memcpy(recv - 8, &kLent, 8);
         std::memset(recv, 0x77, size_t(bytes) + 4);
         for (int direction = 0; direction < 2; ++direction, ++round) {
           const int first = round * 10000;
           if (me == direction) {
             fill_ints(send, count, first);
+            const uint64_t lent = borrowed::g_lent;
             REQUIRE(MPI_Send(send, count, MPI_INT, peer, kTag, MPI_COMM_WORLD) == MPI_SUCCESS);
+            CHECK(borrowed::g_lent == lent + 1);  // the header went in place
             CHECK(lent_bytes(send) == kLent);
             CHECK(holds_ints(send, count, first));  // a send leaves its buffer alone
           } else {
             MPI_Status s;
             s.MPI_ERROR = -5;
-            REQUIRE(MPI_Recv(recv, count + 1, MPI_INT, peer, kTag, MPI_COMM_WORLD, &s) ==
+            const uint64_t lent = borrowed::g_lent;
+            // One int more where the fast path takes it (it takes up to 8 KiB).
+            const int capacity = bytes + 4 <= 8192 ? count + 1 : count;
+            REQUIRE(MPI_Recv(recv, capacity, MPI_INT, peer, kTag, MPI_COMM_WORLD, &s) ==
                     MPI_SUCCESS);
+            CHECK(borrowed::g_lent == lent + 1);
             CHECK(lent_bytes(recv) == kLent);
             CHECK(holds_ints(recv, count, first));
             int got = -1;
@@ -169,6 +191,33 @@ TEST_CASE("two ranks: blocking messages of 1-8 KiB with the header in the bytes 
           }
         }
       }
+  }
+
+  SECTION("a large message for a buffer of 8 KiB: its split header lands in the lent bytes") {
+    // The payload does not fit: under MPI_ERRORS_RETURN the receive reports the truncation as
+    // MPICH's own does, through a bounce (the C library's heap) and in place (the c3 heap).
+    constexpr int kCount = 2048, kSent = 4096;  // 8 KiB posted, 16 KiB sent (split)
+    std::vector<char> libc_heap(8192 + 64);
+    for (char *buffer : {libc_heap.data() + 8, in.base + 4096}) {
+      const bool in_place = buffer != libc_heap.data() + 8;
+      INFO((in_place ? "in place" : "through a bounce"));
+      std::memcpy(buffer - 8, &kLent, 8);
+      if (me == 0) {
+        std::vector<int> big(kSent, 7);
+        REQUIRE(MPI_Send(big.data(), kSent, MPI_INT, 1, kTag + 3, MPI_COMM_WORLD) == MPI_SUCCESS);
+      } else {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        const uint64_t lent = borrowed::g_lent;
+        const int rc = MPI_Recv(buffer, kCount, MPI_INT, 0, kTag + 3, MPI_COMM_WORLD,
+                                MPI_STATUS_IGNORE);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        int error_class = -1;
+        MPI_Error_class(rc, &error_class);
+        CHECK(error_class == MPI_ERR_TRUNCATE);
+        CHECK(borrowed::g_lent == lent + (in_place ? 1 : 0));
+        CHECK(lent_bytes(buffer) == kLent);
+      }
+    }
   }
 
   SECTION("a receive in flight that writes the 4 bytes before a blocking receive's buffer") {

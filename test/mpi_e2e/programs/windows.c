@@ -7,7 +7,7 @@
  * payload out as it arrives (small_completion.cpp), and the buffers start at every offset
  * modulo 64, so the payload's place in c3's bounce follows the buffer (piggyback::place_wire).
  * Then each rank passes one message of 1-8 KiB around the ring with blocking MPI_Send/MPI_Recv
- * (c3's bounce on the stack). Each rank checks every byte it received and the counts in the
+ * (its header in 4 bytes before the buffer, lent by the heap block). Each rank checks every byte it received and the counts in the
  * statuses, and reports a checksum to rank 0, which prints one line per step.
  *
  * Forced checkpoints are staggered (rank r at steps s with s % PERIOD == 2 + r, for up to 4
