@@ -4,6 +4,7 @@
 // receive in flight writes right next to the buffer (the message then takes the bounce).
 #include <catch2/catch.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -217,6 +218,32 @@ TEST_CASE("two ranks: blocking messages of 1-8 KiB with the header in the bytes 
         CHECK(borrowed::g_lent == lent + (in_place ? 1 : 0));
         CHECK(lent_bytes(buffer) == kLent);
       }
+    }
+  }
+
+  SECTION("the receive's own status right before its buffer") {
+    // The status's last field, MPI_ERROR, is the 4 bytes before the buffer. MPICH's MPI_Recv
+    // never writes it on success, so the header lands there and the program's value comes back.
+    struct Record {
+      MPI_Status status;
+      int data[1024];
+    };
+    static_assert(offsetof(Record, data) == sizeof(MPI_Status));
+    static_assert(offsetof(MPI_Status, MPI_ERROR) + sizeof(int) == sizeof(MPI_Status));
+    auto *record = reinterpret_cast<Record *>(in.base + 4096);
+    if (me == 0) {
+      fill_ints(out.base + 4096, 1024, 31);
+      REQUIRE(MPI_Send(out.base + 4096, 1024, MPI_INT, 1, kTag + 4, MPI_COMM_WORLD) == MPI_SUCCESS);
+    } else {
+      record->status.MPI_ERROR = 12345;
+      const uint64_t lent = borrowed::g_lent;
+      REQUIRE(MPI_Recv(record->data, 1024, MPI_INT, 0, kTag + 4, MPI_COMM_WORLD,
+                       &record->status) == MPI_SUCCESS);
+      CHECK(borrowed::g_lent == lent + 1);
+      CHECK(holds_ints(reinterpret_cast<const char *>(record->data), 1024, 31));
+      CHECK(record->status.MPI_ERROR == 12345);
+      CHECK(record->status.MPI_SOURCE == 0);
+      CHECK(record->status.MPI_TAG == kTag + 4);
     }
   }
 
