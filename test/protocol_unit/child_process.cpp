@@ -1,6 +1,7 @@
 // Runs this test executable again as a child process, for protocol paths that end the process
 // (c3's fatal errors). posix_spawn, not fork: the parent is an MPI process and the child must
 // share nothing with it but the executable.
+#include <catch2/catch.hpp>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,12 @@ int world_size() {
   int size = 1;
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   return size;
+}
+
+bool have_two_ranks() {
+  if (world_size() >= 2) return true;
+  WARN("needs two ranks (mpiexec -n 2): skipped");
+  return false;
 }
 
 ChildResult run_child(const std::string &scenario) {

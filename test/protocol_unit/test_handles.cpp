@@ -29,16 +29,11 @@
 
 using namespace c3::mpi;
 using c3::mpi::test::StateGuard;
+using c3::mpi::test::have_two_ranks;
 using c3::mpi::test::world_rank;
 using c3::mpi::test::world_size;
 
 namespace {
-
-bool have_two_ranks() {
-  if (world_size() >= 2) return true;
-  WARN("needs two ranks (mpiexec -n 2): skipped");
-  return false;
-}
 
 // A c3 handle of kind K: kind bits 31-30 are 00, MPICH's object type in bits 29-26, index + 1
 // below.

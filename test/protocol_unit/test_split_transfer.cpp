@@ -27,8 +27,8 @@
 #include "unit_support.hpp"
 
 using namespace c3::mpi;
+using c3::mpi::test::have_two_ranks;
 using c3::mpi::test::world_rank;
-using c3::mpi::test::world_size;
 
 namespace {
 
@@ -82,12 +82,6 @@ void check_clean() {
   CHECK(receives_awaiting_headers() == 0);
   CHECK(payloads_pending() == 0);
   CHECK(rt().split_messages.empty());
-}
-
-bool have_two_ranks() {
-  if (world_size() >= 2) return true;
-  WARN("needs two ranks (mpiexec -n 2): skipped");
-  return false;
 }
 
 // How the program completes a set of receives.

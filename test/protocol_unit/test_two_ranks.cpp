@@ -17,18 +17,13 @@
 using namespace c3::mpi;
 namespace pb = c3::mpi::piggyback;
 using c3::mpi::test::StateGuard;
+using c3::mpi::test::have_two_ranks;
 using c3::mpi::test::world_rank;
 using c3::mpi::test::world_size;
 
 namespace {
 
 constexpr int kTagBase = 700;
-
-bool have_two_ranks() {
-  if (world_size() >= 2) return true;
-  WARN("needs two ranks (mpiexec -n 2): skipped");
-  return false;
-}
 
 struct Shape {
   MPI_Datatype type;

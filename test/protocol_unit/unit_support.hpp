@@ -45,5 +45,7 @@ int run_child_scenario(const std::string &scenario);
 
 int world_rank();
 int world_size();
+// Whether the job has a second rank; warns that the test is skipped if not.
+bool have_two_ranks();
 
 }  // namespace c3::mpi::test
