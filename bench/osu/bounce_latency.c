@@ -13,9 +13,9 @@
  *            in the 4 bytes before it, which are kept aside and put back after the receive
  *   in-place  the same at the sender too: the header written into the 4 bytes before the
  *            program's buffer, which is sent from there with it, and those bytes put back
- * The last two are safe only while nothing else reads or writes those 4 bytes during the call
- * (the blocking call of a single-threaded program, no pending request of the program on them,
- * the same page as the buffer); the model measures what such a scheme could reach.
+ * The last two are safe only while nothing else reads or writes those 4 bytes during the call;
+ * c3 takes the in-place shape for blocking calls of 1-8 KiB where that holds
+ * (protocol/messages/borrowed_header.hpp), so this shape is what its section 1 can reach.
  * Batches of the shapes alternate. Each output line is one size: "SIZE SINGLE_US BOUNCE_US
  * BOUNCE_RATIO RECV_IN_PLACE_RATIO IN_PLACE_RATIO", the median one-way microseconds of the first
  * two shapes over -b batches (default 15) and the medians of each shape's ratio to single in
