@@ -47,7 +47,7 @@ constexpr int kMaxRequests = 64;  // MPI_Waitall's arrays on the stack
                                              MPI_Datatype type, int peer, int tag, int bytes) {
   describe_message(r, buf, count, type, type, peer, tag, MPI_COMM_WORLD, MPI_COMM_WORLD);
   r.send_mode = SendMode::Standard;  // a slot the hooks' small path gave back may hold another
-  r.small = true;
+  mark_lane(r);
   return piggyback::place_wire(r, buf, bytes);
 }
 

@@ -148,7 +148,7 @@ int fast_isend(const void *buf, int count, TypeArg type, int bytes, int dest, in
   const int32_t header = outgoing_header();
   std::memcpy(wire, &header, piggyback::kHeaderBytes);
   piggyback::copy_small(wire + piggyback::kHeaderBytes, buf, size_t(bytes));
-  r->small = true;
+  mark_lane(*r);
   const int rc = mode == SendMode::Standard
                      ? PMPI_Isend(wire, n, MPI_BYTE, dest, tag, p.real, &r->real)
                      : split::isend(wire, n, MPI_BYTE, dest, tag, p.real, mode, &r->real);
@@ -167,7 +167,7 @@ int fast_irecv(void *buf, int count, TypeArg type, int capacity, int source, int
   r->effective_tag = tag;
   const int n = piggyback::kHeaderBytes + capacity;
   char *const wire = piggyback::place_wire(*r, buf, capacity);
-  r->small = true;
+  mark_lane(*r);
   const int rc = PMPI_Irecv(wire, n, MPI_BYTE, source, tag, p.real, &r->real);
   if (rc != MPI_SUCCESS) return started(h, rc);
   *request = h;

@@ -3,11 +3,12 @@
 // are saved, the header takes their place for the one MPICH call (the message is then header and
 // payload, exactly as through a bounce), and they are put back before the call returns to the
 // program. Only where nothing but the program can read or write those bytes while MPICH runs:
-//   * no request of the table is in use: no nonblocking operation, persistent request or
-//     nonblocking collective may be moving bytes next to the buffer (cheap to tell: every entry
-//     of the table is free; otherwise the message takes the bounce), and the program has made
-//     no call c3 passes to MPICH untracked (a one-sided window, say, whose peers may put bytes
-//     into it whenever MPICH makes progress);
+//   * no request of the table but the small-message lane's is in use: no other nonblocking
+//     operation, persistent request or nonblocking collective may be moving bytes next to the
+//     buffer (the lane's move only their own bounces; cheap to tell: every entry is free or
+//     counted in g_lane_in_use; otherwise the message takes the bounce), and the program has
+//     made no call c3 passes to MPICH untracked (a one-sided window, say, whose peers may put
+//     bytes into it whenever MPICH makes progress);
 //   * the bytes lie in memory only the program uses and that is writable wherever the buffer is
 //     (a send's buffer may be read-only data): the c3 heap (which MPICH never allocates from),
 //     the application stack above the call's own frame, or the same registered global as the

@@ -48,7 +48,7 @@ void settle_earlier_wildcards(MPI_Comm comm, uint64_t posting, int source, int t
 int cancel_request(Request &r) {
   if (r.kind == Request::Kind::Native) return PMPI_Cancel(&r.native);
   if (!r.active || r.done || r.kind == Request::Kind::Collective) return MPI_SUCCESS;
-  r.small = false;  // a cancelled one completes through the general path
+  leave_lane(r);  // a cancelled one completes through the general path
   if (r.replay_cancel) {
     MPI_Status st{};
     make_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
@@ -161,6 +161,7 @@ void invalid_request(MPI_Request handle) {
 }
 
 std::vector<size_t> g_free_slots;
+size_t g_lane_in_use = 0;
 SmallSlots g_small_slots;
 
 void SmallSlots::grow() {
@@ -174,6 +175,7 @@ void requests_restored() {
   rt().awaiting.clear();  // reposted receives count again
   g_free_slots.clear();
   g_small_slots.clear();
+  g_lane_in_use = 0;  // a restored entry is not the lane's (`small` is not saved)
   for (size_t i = table.size(); i-- > 0;) {
     Request &r = table[i];
     if (r.kind == Request::Kind::Free) {
@@ -251,6 +253,7 @@ void free_request(MPI_Request &handle) {
     piggyback::release(r);
   release_held_datatypes(r);
   if (r.coll) keep_record(r);
+  leave_lane(r);
   r.reset();
   g_free_slots.push_back((uint32_t(handle) & kIndexMask) - 1);
   handle = MPI_REQUEST_NULL;
@@ -571,6 +574,7 @@ void complete_orphans(bool block) {
     if (test_request(r) || !r.active) {
       piggyback::release(r);
       release_held_datatypes(r);
+      leave_lane(r);
       r.reset();
       g_free_slots.push_back(g_orphans[i]);
       g_orphans.erase(g_orphans.begin() + long(i));

@@ -60,6 +60,22 @@ class SmallSlots {
   size_t top_ = 0, capacity_ = 0;
 };
 extern SmallSlots g_small_slots;
+// Entries in use by the small-message lane (Request::small set): their MPICH request reads or
+// writes only the entry's own bounce, never the program's memory, so they need not stop a
+// blocking call from lending bytes next to its buffer (borrowed_header.hpp). Every entry
+// enters the lane by mark_lane and leaves it by leave_lane or release_small_slot.
+extern size_t g_lane_in_use;
+[[gnu::always_inline]] inline void mark_lane(Request &r) {
+  r.small = true;
+  ++g_lane_in_use;
+}
+// Before an entry is reset, or once its MPICH request may write the program's memory (a split
+// message's payload).
+inline void leave_lane(Request &r) {
+  if (!r.small) return;
+  r.small = false;
+  --g_lane_in_use;
+}
 // A free entry when g_free_slots has none: a small-lane slot reset, or a new one.
 MPI_Request new_request_elsewhere(Request::Kind kind, Request **out);
 [[gnu::always_inline]] inline MPI_Request request_handle(size_t index) { return MPI_Request(kRequestType | uint32_t(index + 1)); }
@@ -87,6 +103,7 @@ MPI_Request new_request_elsewhere(Request::Kind kind, Request **out);
   if (r.bounce.capacity() > BounceBuffer::kSmallCapacity) piggyback::return_bounce(r.bounce);
   r.kind = Request::Kind::Free;
   r.active = false;
+  g_lane_in_use -= r.small;
   r.small = false;
   r.real = MPI_REQUEST_NULL;
   g_small_slots.push(&r, handle);

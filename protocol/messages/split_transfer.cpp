@@ -272,6 +272,7 @@ void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before
 
 void post_payload_receive(Request &r, int source, int tag, int32_t header) {
   settle_earlier_receives(r.comm, source, tag, r.posting, &r);
+  leave_lane(r);  // the payload lands in the program's buffer
   r.payload_pending = true;
   r.split_header = header;
   const MPI_Comm bulk = bulk_of(r.comm);

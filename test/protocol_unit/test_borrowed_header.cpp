@@ -1,7 +1,8 @@
 // Blocking messages of 1-8 KiB whose header travels in the 4 bytes before the program's buffer
 // (messages/borrowed_header.hpp): which memory may lend them, and, between two ranks, that the
 // payload arrives whole and the lent bytes are the program's again after every call, also when a
-// receive in flight writes right next to the buffer (the message then takes the bounce).
+// receive in flight writes right next to the buffer (the message then takes the bounce) and when
+// small-lane messages are in flight (they move only their own bounces: the bytes are lent).
 #include <catch2/catch.hpp>
 
 #include <cstddef>
@@ -59,6 +60,17 @@ bool holds_ints(const char *buf, int count, int first) {
   return true;
 }
 
+// Rank 1 tells rank 0 its side receive of round `repeat` is posted; rank 0 waits for that.
+void tell_go(int repeat) {
+  REQUIRE(MPI_Send(&repeat, 1, MPI_INT, 0, kTag + 2, MPI_COMM_WORLD) == MPI_SUCCESS);
+}
+void await_go(int repeat) {
+  int go = -1;
+  REQUIRE(MPI_Recv(&go, 1, MPI_INT, 1, kTag + 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+          MPI_SUCCESS);
+  CHECK(go == repeat);
+}
+
 }  // namespace
 
 TEST_CASE("borrowed header: the memory that may lend the bytes before a buffer", "[borrowed]") {
@@ -81,15 +93,53 @@ TEST_CASE("borrowed header: the memory that may lend the bytes before a buffer",
   CHECK_FALSE(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
   REQUIRE(MPI_Request_free(&persistent) == MPI_SUCCESS);
   CHECK(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
-  // A small-lane request in flight, then its slot back on the lane's list.
-  int out = 5, in = 0;
-  MPI_Request lane;
-  REQUIRE(MPI_Isend(&out, 1, MPI_INT, world_rank(), kTag, MPI_COMM_WORLD, &lane) == MPI_SUCCESS);
+  // Small-lane requests in flight move only their own bounces: lending goes on. Not once one
+  // leaves the lane (a split message's payload receive writes the program's buffer), nor beside
+  // any other request; and again when all are done, their slots back on the lane's list.
+  int out = 5, in = 0, other = 0;
+  MPI_Request lane_send, lane_recv, general;
+  const size_t lane_before = g_lane_in_use;
+  REQUIRE(MPI_Isend(&out, 1, MPI_INT, world_rank(), kTag, MPI_COMM_WORLD, &lane_send) ==
+          MPI_SUCCESS);
+  REQUIRE(MPI_Irecv(&in, 1, MPI_INT, world_rank(), kTag + 1, MPI_COMM_WORLD, &lane_recv) ==
+          MPI_SUCCESS);
+  REQUIRE(request_of(lane_send).small);
+  REQUIRE(request_of(lane_recv).small);
+  CHECK(g_lane_in_use == lane_before + 2);
+  CHECK(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
+  leave_lane(request_of(lane_recv));
+  CHECK(g_lane_in_use == lane_before + 1);
   CHECK_FALSE(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
+  leave_lane(request_of(lane_recv));  // once only
+  CHECK(g_lane_in_use == lane_before + 1);
+  MPI_Datatype pair;
+  REQUIRE(MPI_Type_contiguous(2, MPI_INT, &pair) == MPI_SUCCESS);
+  REQUIRE(MPI_Type_commit(&pair) == MPI_SUCCESS);
+  int two[2] = {0, 0};
+  REQUIRE(MPI_Irecv(two, 1, pair, world_rank(), kTag + 2, MPI_COMM_WORLD, &general) ==
+          MPI_SUCCESS);  // a derived type: not the lane's
+  CHECK_FALSE(request_of(general).small);
+  CHECK(g_lane_in_use == lane_before + 1);
+  CHECK_FALSE(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
+  REQUIRE(MPI_Cancel(&general) == MPI_SUCCESS);
+  REQUIRE(MPI_Wait(&general, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  REQUIRE(MPI_Type_free(&pair) == MPI_SUCCESS);
+  // A cancelled lane request leaves the lane.
+  MPI_Request cancelled;
+  REQUIRE(MPI_Irecv(&other, 1, MPI_INT, world_rank(), kTag + 3, MPI_COMM_WORLD, &cancelled) ==
+          MPI_SUCCESS);
+  CHECK(g_lane_in_use == lane_before + 2);
+  REQUIRE(MPI_Cancel(&cancelled) == MPI_SUCCESS);
+  CHECK(g_lane_in_use == lane_before + 1);
+  REQUIRE(MPI_Wait(&cancelled, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  CHECK(g_lane_in_use == lane_before + 1);
   REQUIRE(MPI_Recv(&in, 1, MPI_INT, world_rank(), kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
           MPI_SUCCESS);
-  REQUIRE(MPI_Wait(&lane, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  REQUIRE(MPI_Wait(&lane_send, MPI_STATUS_IGNORE) == MPI_SUCCESS);
   CHECK(in == 5);
+  REQUIRE(MPI_Send(&out, 1, MPI_INT, world_rank(), kTag + 1, MPI_COMM_WORLD) == MPI_SUCCESS);
+  REQUIRE(MPI_Wait(&lane_recv, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  CHECK(g_lane_in_use == lane_before);
   CHECK(borrowed::may_borrow(arena.base + 4096, borrowed::kStackUnknown));
   // After a call c3 passes to MPICH untracked (a window's peers may write at any time).
   rt().tainted_by = "MPI_Win_create";
@@ -244,6 +294,47 @@ TEST_CASE("two ranks: blocking messages of 1-8 KiB with the header in the bytes 
     }
   }
 
+  SECTION("small-lane messages in flight beside blocking ones that lend bytes") {
+    // Rank 1's small MPI_Irecv targets the int right before its blocking receive's buffer; rank
+    // 0 sends that small message with MPI_Isend, then the blocking one, and only then completes
+    // the small send. The lane's messages travel in their own bounces, so both blocking calls
+    // lend bytes, and the small payload reaches the program's int when its receive completes.
+    constexpr int kCount = 1024;
+    char *const small_int = in.base + 4096;
+    char *const buffer = small_int + 4;
+    for (int repeat = 0; repeat < 20; ++repeat) {
+      INFO("repeat " << repeat);
+      const uint64_t lent = borrowed::g_lent;
+      if (me == 1) {
+        std::memset(small_int, 0, 4 + 4 * size_t(kCount));
+        MPI_Request side;
+        REQUIRE(MPI_Irecv(small_int, 1, MPI_INT, 0, kTag + 1, MPI_COMM_WORLD, &side) ==
+                MPI_SUCCESS);
+        REQUIRE(request_of(side).small);
+        tell_go(repeat);
+        REQUIRE(MPI_Recv(buffer, kCount, MPI_INT, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+                MPI_SUCCESS);
+        CHECK(borrowed::g_lent == lent + 1);
+        REQUIRE(MPI_Wait(&side, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        int got;
+        std::memcpy(&got, small_int, 4);
+        CHECK(got == 300 + repeat);
+        CHECK(holds_ints(buffer, kCount, repeat));
+      } else {
+        await_go(repeat);
+        const int value = 300 + repeat;
+        MPI_Request side;
+        REQUIRE(MPI_Isend(&value, 1, MPI_INT, 1, kTag + 1, MPI_COMM_WORLD, &side) == MPI_SUCCESS);
+        REQUIRE(request_of(side).small);
+        fill_ints(out.base + 4096, kCount, repeat);
+        REQUIRE(MPI_Send(out.base + 4096, kCount, MPI_INT, 1, kTag, MPI_COMM_WORLD) ==
+                MPI_SUCCESS);
+        CHECK(borrowed::g_lent == lent + 1);
+        REQUIRE(MPI_Wait(&side, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+      }
+    }
+  }
+
   SECTION("a receive in flight that writes the 4 bytes before a blocking receive's buffer") {
     // Rank 1 posts a receive of a vector type (which MPICH writes straight into the program's
     // memory) whose last int is right before the buffer of its blocking receive, tells rank 0,
@@ -262,7 +353,7 @@ TEST_CASE("two ranks: blocking messages of 1-8 KiB with the header in the bytes 
         MPI_Request side;
         REQUIRE(MPI_Irecv(region, 1, every_other, 0, kTag + 1, MPI_COMM_WORLD, &side) ==
                 MPI_SUCCESS);
-        REQUIRE(MPI_Send(&repeat, 1, MPI_INT, 0, kTag + 2, MPI_COMM_WORLD) == MPI_SUCCESS);
+        tell_go(repeat);
         REQUIRE(MPI_Recv(buffer, kCount, MPI_INT, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
                 MPI_SUCCESS);
         REQUIRE(MPI_Wait(&side, MPI_STATUS_IGNORE) == MPI_SUCCESS);
@@ -273,10 +364,7 @@ TEST_CASE("two ranks: blocking messages of 1-8 KiB with the header in the bytes 
         CHECK(pair[2] == 200 + repeat);  // the lent int: the vector's, not what it held before
         CHECK(holds_ints(buffer, kCount, repeat));
       } else {
-        int go = -1;
-        REQUIRE(MPI_Recv(&go, 1, MPI_INT, 1, kTag + 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
-                MPI_SUCCESS);
-        CHECK(go == repeat);
+        await_go(repeat);
         const int pair[2] = {100 + repeat, 200 + repeat};
         REQUIRE(MPI_Send(pair, 2, MPI_INT, 1, kTag + 1, MPI_COMM_WORLD) == MPI_SUCCESS);
         fill_ints(out.base + 4096, kCount, repeat);

@@ -6,7 +6,8 @@
  * start and inside it, a function's static array, a local array of the calling function at three
  * depths of recursion and at several offsets (the first at the bottom of the frame), heap blocks
  * (page-aligned and not), read-only data (sent only; lending its bytes would crash), and a
- * buffer right after the int that a vector-type MPI_Irecv in flight writes. The bytes around
+ * buffer right after the int that a vector-type MPI_Irecv in flight writes, or a small MPI_Irecv
+ * of a built-in type (c3's lane, which may lend bytes meanwhile). The bytes around
  * every buffer are checked after every call; a wrong byte, count or neighbour prints a line.
  * Rank 0 prints a checksum per step.
  *
@@ -151,6 +152,39 @@ static void beside_a_receive(int step, unsigned char *heap) {
   MPI_Type_free(&every_other);
 }
 
+/* The same with a small receive of the nonblocking lane (a built-in type, its message in a
+ * bounce of c3's) in flight into the int right before the blocking receive's buffer, and a small
+ * send of the lane in flight while the blocking send runs: c3 may lend bytes beside them. */
+static void beside_small_messages(int step, unsigned char *heap) {
+  int *side_int = (int *)heap;
+  unsigned char *buffer = heap + sizeof(int);
+  const int bytes = size_of(step, 31);
+  if (rank == 1) {
+    *side_int = 0;
+    MPI_Request side;
+    MPI_Irecv(side_int, 1, MPI_INT, 0, TAG_SIDE, MPI_COMM_WORLD, &side);
+    MPI_Send(&step, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD);
+    MPI_Recv(buffer, bytes, MPI_UNSIGNED_CHAR, 0, TAG_RING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&side, MPI_STATUS_IGNORE);
+    if (*side_int != 300 + step) say(step, 31, "small receive lost, it holds", *side_int);
+    for (int at = 0; at < bytes; ++at)
+      if (buffer[at] != byte_of(step, 0, 31, at)) {
+        say(step, 31, "differs at byte", at);
+        break;
+      }
+    sum = sum * 1099511628211UL + (unsigned long)*side_int;
+  } else if (rank == 0) {
+    int go = -1;
+    MPI_Recv(&go, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    const int value = 300 + step;
+    MPI_Request side;
+    MPI_Isend(&value, 1, MPI_INT, 1, TAG_SIDE, MPI_COMM_WORLD, &side);
+    for (int at = 0; at < bytes; ++at) buffer[at] = byte_of(step, 0, 31, at);
+    MPI_Send(buffer, bytes, MPI_UNSIGNED_CHAR, 1, TAG_RING, MPI_COMM_WORLD);
+    MPI_Wait(&side, MPI_STATUS_IGNORE);
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -171,6 +205,7 @@ int main(int argc, char **argv) {
          size_of(step, 4) % 2048 + 1024, 0);
     on_the_stack(step, 0);
     beside_a_receive(step, pages + 2 * 4096 - (step % 4) * 64 - 2048);
+    beside_small_messages(step, pages + 2 * 4096 - (step % 4) * 64 - 2048);
     total = total * 31 + sum;
 
     report_step(step, sum, rank, size, TAG_REPORT);
