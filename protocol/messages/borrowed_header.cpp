@@ -10,6 +10,9 @@ namespace c3::mpi::borrowed {
 uint64_t g_lent = 0;
 
 bool may_borrow(const void *buf, uintptr_t program_sp) {
+#ifndef NDEBUG
+  check_lane_count();
+#endif
   // Every entry of the table free or the lane's (whose MPICH requests touch only their bounces).
   if (state().requests.size() != g_free_slots.size() + g_small_slots.size() + g_lane_in_use ||
       rt().tainted_by)

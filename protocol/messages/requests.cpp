@@ -200,6 +200,16 @@ inline void release_held_datatypes(Request &r) {
     for (const Region &region : r.coll->outputs) release_datatype(region.type);
 }
 
+void check_lane_count() {
+  const auto &table = state().requests;
+  size_t lane = 0;
+  for (size_t i = 0; i < table.size(); ++i)
+    lane += table[i].small && table[i].kind != Request::Kind::Free;
+  if (lane != g_lane_in_use)
+    fatal("internal error: " + std::to_string(g_lane_in_use) + " requests counted in the lane, " +
+          std::to_string(lane) + " in the table");
+}
+
 MPI_Request new_request_elsewhere(Request::Kind kind, Request **out) {
   auto &table = state().requests;
   if (!g_small_slots.empty()) {

@@ -76,6 +76,10 @@ inline void leave_lane(Request &r) {
   r.small = false;
   --g_lane_in_use;
 }
+// Ends the job if g_lane_in_use is not the number of the table's lane entries: a count too high
+// would let a live request of another kind pass for the lane's. Debug builds (the sanitizer
+// configuration's tests) check it on every decision that relies on it; it scans the table.
+void check_lane_count();
 // A free entry when g_free_slots has none: a small-lane slot reset, or a new one.
 MPI_Request new_request_elsewhere(Request::Kind kind, Request **out);
 [[gnu::always_inline]] inline MPI_Request request_handle(size_t index) { return MPI_Request(kRequestType | uint32_t(index + 1)); }
