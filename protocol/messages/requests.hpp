@@ -63,7 +63,7 @@ extern SmallSlots g_small_slots;
 // Entries in use by the small-message lane (Request::small set): their MPICH request reads or
 // writes only the entry's own bounce, never the program's memory, so they need not stop a
 // blocking call from lending bytes next to its buffer (borrowed_header.hpp). Every entry
-// enters the lane by mark_lane and leaves it by leave_lane or release_small_slot.
+// enters the lane by mark_lane and leaves it by leave_lane (release_small_slot calls it).
 extern size_t g_lane_in_use;
 [[gnu::always_inline]] inline void mark_lane(Request &r) {
   r.small = true;
@@ -107,8 +107,7 @@ MPI_Request new_request_elsewhere(Request::Kind kind, Request **out);
   if (r.bounce.capacity() > BounceBuffer::kSmallCapacity) piggyback::return_bounce(r.bounce);
   r.kind = Request::Kind::Free;
   r.active = false;
-  g_lane_in_use -= r.small;
-  r.small = false;
+  leave_lane(r);
   r.real = MPI_REQUEST_NULL;
   g_small_slots.push(&r, handle);
   handle = MPI_REQUEST_NULL;

@@ -116,6 +116,18 @@ static void on_the_stack(int step, int depth) {
   if (depth < 2) on_the_stack(step, depth + 1);
 }
 
+/* Rank 0's message `what` of a step to rank 1: its bytes, and rank 1's check of them. */
+static void fill_from_0(unsigned char *buffer, int bytes, int step, int what) {
+  for (int at = 0; at < bytes; ++at) buffer[at] = byte_of(step, 0, what, at);
+}
+static void check_from_0(const unsigned char *buffer, int bytes, int step, int what) {
+  for (int at = 0; at < bytes; ++at)
+    if (buffer[at] != byte_of(step, 0, what, at)) {
+      say(step, what, "differs at byte", at);
+      break;
+    }
+}
+
 /* A receive of a vector type (MPICH writes it straight into the program's memory) in flight
  * while the blocking receive right after its last int runs. */
 static void beside_a_receive(int step, unsigned char *heap) {
@@ -135,18 +147,14 @@ static void beside_a_receive(int step, unsigned char *heap) {
     MPI_Wait(&side, MPI_STATUS_IGNORE);
     if (region[0] != 100 + step || region[1] != 0 || region[2] != 200 + step)
       say(step, 30, "vector receive lost, int 2 is", region[2]);
-    for (int at = 0; at < bytes; ++at)
-      if (buffer[at] != byte_of(step, 0, 30, at)) {
-        say(step, 30, "differs at byte", at);
-        break;
-      }
+    check_from_0(buffer, bytes, step, 30);
     sum = sum * 1099511628211UL + (unsigned long)region[2];
   } else if (sender) {
     int go = -1;
     MPI_Recv(&go, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     const int pair[2] = {100 + step, 200 + step};
     MPI_Send(pair, 2, MPI_INT, 1, TAG_SIDE, MPI_COMM_WORLD);
-    for (int at = 0; at < bytes; ++at) buffer[at] = byte_of(step, 0, 30, at);
+    fill_from_0(buffer, bytes, step, 30);
     MPI_Send(buffer, bytes, MPI_UNSIGNED_CHAR, 1, TAG_RING, MPI_COMM_WORLD);
   }
   MPI_Type_free(&every_other);
@@ -167,11 +175,7 @@ static void beside_small_messages(int step, unsigned char *heap) {
     MPI_Recv(buffer, bytes, MPI_UNSIGNED_CHAR, 0, TAG_RING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Wait(&side, MPI_STATUS_IGNORE);
     if (*side_int != 300 + step) say(step, 31, "small receive lost, it holds", *side_int);
-    for (int at = 0; at < bytes; ++at)
-      if (buffer[at] != byte_of(step, 0, 31, at)) {
-        say(step, 31, "differs at byte", at);
-        break;
-      }
+    check_from_0(buffer, bytes, step, 31);
     sum = sum * 1099511628211UL + (unsigned long)*side_int;
   } else if (rank == 0) {
     int go = -1;
@@ -179,7 +183,7 @@ static void beside_small_messages(int step, unsigned char *heap) {
     const int value = 300 + step;
     MPI_Request side;
     MPI_Isend(&value, 1, MPI_INT, 1, TAG_SIDE, MPI_COMM_WORLD, &side);
-    for (int at = 0; at < bytes; ++at) buffer[at] = byte_of(step, 0, 31, at);
+    fill_from_0(buffer, bytes, step, 31);
     MPI_Send(buffer, bytes, MPI_UNSIGNED_CHAR, 1, TAG_RING, MPI_COMM_WORLD);
     MPI_Wait(&side, MPI_STATUS_IGNORE);
   }
