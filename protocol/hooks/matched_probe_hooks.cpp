@@ -46,9 +46,14 @@ int matching_probe(int source, int tag, CommArg comm, bool blocking, int *flag,
     blocking = true;
   }
   const int wanted_source = source, wanted_tag = tag;
-  if (logged_probe_match(call, source, tag)) blocking = true;  // its sender sends it again
+  const std::optional<PinnedProbe> pinned = logged_probe_match(comm.app, source, tag);
+  if (pinned) {
+    source = pinned->source;  // that message or none: its sender sends it again
+    tag = pinned->tag;
+  }
   LateMessage logged;
   if (take_late_message(comm.app, source, tag, logged)) {
+    if (pinned) probe_match_found(*pinned);
     make_status(st, logged.source, logged.tag, int64_t(logged.payload.size()));
     *message = MPI_Message(kLoggedMessage | (g_next_logged++ & ((1u << 24) - 1)));
     g_logged_messages[*message] = std::move(logged);
@@ -70,6 +75,7 @@ int matching_probe(int source, int tag, CommArg comm, bool blocking, int *flag,
     rt().message_comms[*message] = comm.app;
   }
   if (flag) *flag = found;
+  if (found && pinned) probe_match_found(*pinned);
   if (found) before_logging_probe();
   if (found) probe_matched(call, comm.app, wanted_source, wanted_tag, st.MPI_SOURCE, st.MPI_TAG);
   log_outcome(call, found, {}, found ? st.MPI_SOURCE : 0, found ? st.MPI_TAG : 0, int64_t(bytes));

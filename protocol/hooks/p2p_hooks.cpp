@@ -231,7 +231,11 @@ int probe(int source, int tag, CommArg comm, bool blocking, int *flag, MPI_Statu
     return MPI_SUCCESS;
   }
   const int wanted_source = source, wanted_tag = tag;
-  if (logged_probe_match(call, source, tag)) blocking = true;  // its sender sends it again
+  const std::optional<PinnedProbe> pinned = logged_probe_match(comm.app, source, tag);
+  if (pinned) {
+    source = pinned->source;  // that message or none: its sender sends it again
+    tag = pinned->tag;
+  }
   if (const LateMessage *m = peek_late_message(comm.app, source, tag)) {
     make_status(st, m->source, m->tag, int64_t(m->payload.size()));
     if (flag) *flag = 1;
@@ -247,6 +251,7 @@ int probe(int source, int tag, CommArg comm, bool blocking, int *flag, MPI_Statu
   }
   bool found = blocking || *flag;
   if (flag && blocking) *flag = 1;
+  if (found && pinned) probe_match_found(*pinned);
   if (found) before_logging_probe();
   if (found) probe_matched(call, comm.app, wanted_source, wanted_tag, st.MPI_SOURCE, st.MPI_TAG);
   MPI_Count bytes = 0;

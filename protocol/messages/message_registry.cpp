@@ -131,9 +131,9 @@ bool message_received(MPI_Comm comm, int source, int tag, int32_t header, const 
   if (!probes.empty()) {
     size_t kept = 0;
     for (const auto &p : probes) {
-      if (p.comm == comm && p.source == source && p.tag == tag && posting >= p.posted_from) {
-        if (st.mode == Mode::RecvOnlyLog && replay_needs)
-          st.log.probe_resolutions[p.call] = Resolution{source, tag};
+      if (p.comm == comm && p.match.source == source && p.match.tag == tag &&
+          posting >= p.match.posting) {
+        if (st.mode == Mode::RecvOnlyLog && replay_needs) st.log.probe_matches[p.call] = p.match;
       } else {
         probes[kept++] = p;
       }
@@ -146,20 +146,27 @@ bool message_received(MPI_Comm comm, int source, int tag, int32_t header, const 
 
 void probe_matched(uint64_t call, MPI_Comm comm, int wanted_source, int wanted_tag, int source,
                    int tag) {
-  if (state().mode != Mode::RecvOnlyLog) return;
+  const ProtocolState &st = state();
+  if (st.mode != Mode::RecvOnlyLog) return;
   if (wanted_source != MPI_ANY_SOURCE && wanted_tag != MPI_ANY_TAG) return;
-  rt().unconfirmed_probes.push_back(
-      Runtime::ProbedMatch{call, comm, source, tag, state().next_posting});
+  const ProbeMatch match{st.next_posting, comm_gid(comm), wanted_source, wanted_tag, source, tag};
+  rt().unconfirmed_probes.push_back(Runtime::ProbedMatch{call, comm, match});
 }
 
-bool logged_probe_match(uint64_t call, int &source, int &tag) {
+std::optional<PinnedProbe> logged_probe_match(MPI_Comm comm, int wanted_source, int wanted_tag) {
   const ProtocolState &st = state();
-  if (st.mode != Mode::Restore) return false;
-  auto it = st.replay.probe_resolutions.find(call);
-  if (it == st.replay.probe_resolutions.end()) return false;
-  source = it->second.source;
-  tag = it->second.tag;
-  return true;
+  if (st.mode != Mode::Restore || st.replay.probe_matches.empty()) return std::nullopt;
+  if (wanted_source != MPI_ANY_SOURCE && wanted_tag != MPI_ANY_TAG) return std::nullopt;
+  const uint64_t gid = comm_gid(comm);
+  for (const auto &[order, m] : st.replay.probe_matches)
+    if (m.posting == st.next_posting && m.comm == gid && m.wanted_source == wanted_source &&
+        m.wanted_tag == wanted_tag)
+      return PinnedProbe{order, m.source, m.tag};
+  return std::nullopt;
+}
+
+void probe_match_found(const PinnedProbe &pinned) {
+  state().replay.probe_matches.erase(pinned.order);
 }
 
 bool suppress_was_early(int world_dest, MPI_Comm comm, int tag) {

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "state/protocol_state.hpp"
 
@@ -37,7 +38,16 @@ const LateMessage *peek_late_message(MPI_Comm comm, int source, int tag);
 // RecvOnly-Log a wildcard match is kept until a receive of it shows whether to log it.
 void probe_matched(uint64_t call, MPI_Comm comm, int wanted_source, int wanted_tag, int source,
                    int tag);
-// Restart: a wildcard probe's match logged in RecvOnly-Log; false if none.
-bool logged_probe_match(uint64_t call, int &source, int &tag);
+// Restart: the match logged in RecvOnly-Log for a wildcard probe of (comm, wanted_source,
+// wanted_tag) made before the next receive posting, the first of them in the logged order; none
+// if there is none. The probe looks for that source and tag only, and hands it to
+// probe_match_found once it found the message (a poll may come up empty first, as polls may
+// have in the logged run), which uses it up.
+struct PinnedProbe {
+  uint64_t order;  // its key in CheckpointLog::probe_matches
+  int source, tag;
+};
+std::optional<PinnedProbe> logged_probe_match(MPI_Comm comm, int wanted_source, int wanted_tag);
+void probe_match_found(const PinnedProbe &pinned);
 
 }  // namespace c3::mpi

@@ -58,9 +58,10 @@ void maybe_end_restore() {
     if (r.first >= st.next_posting) return;
   for (const auto &c : st.replay.cancelled)
     if (c.first >= st.next_posting) return;
-  if (!st.replay.probe_resolutions.empty() &&
-      st.replay.probe_resolutions.rbegin()->first >= st.next_call)
-    return;
+  // A logged probe match waits for its probe until the receive posting it came before is made
+  // (a restart whose probes went another way never uses it).
+  for (const auto &p : st.replay.probe_matches)
+    if (p.second.posting >= st.next_posting) return;
   set_mode(Mode::Run);
   st.replay = CheckpointLog{};
 }

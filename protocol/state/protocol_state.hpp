@@ -72,6 +72,20 @@ struct Resolution {
   }
 };
 
+// RecvOnly-Log: a wildcard probe's match. Polls are not logged there, so a restart may probe a
+// different number of times: the probe is found again by what a restart reproduces, the
+// receive posting it came before and what it asked for.
+struct ProbeMatch {
+  uint64_t posting = 0;  // the probe came while this receive posting was the next one
+  uint64_t comm = 0;     // the communicator's gid
+  int wanted_source = 0, wanted_tag = 0;  // the program's arguments (at least one a wildcard)
+  int source = 0, tag = 0;                // what it matched
+  template <class Archive>
+  void serialize(Archive &ar, unsigned) {
+    ar &posting &comm &wanted_source &wanted_tag &source &tag;
+  }
+};
+
 // Where a collective's result lands in this process: `count` elements of `type` at `buf`.
 struct Region {
   uint64_t buf = 0;
@@ -123,9 +137,9 @@ struct CheckpointLog {
   std::map<uint64_t, Resolution> resolutions;
   std::map<uint64_t, int> cancelled;  // posting id -> whether MPI_Cancel of the receive succeeded
   uint64_t calls_logged_until = 0;    // calls below this number are in `outcomes`
-  // RecvOnly-Log: call number -> a wildcard probe's match, once a receive showed that match came
-  // from a sender that still logged (or was late).
-  std::map<uint64_t, Resolution> probe_resolutions;
+  // RecvOnly-Log: wildcard probes' matches, once a receive showed the match came from a sender
+  // that still logged (or was late). Keyed by the probe's call number for the order only.
+  std::map<uint64_t, ProbeMatch> probe_matches;
   std::vector<LoggedCollective> collectives;
   // statistics
   uint64_t late_bytes = 0;
@@ -133,11 +147,11 @@ struct CheckpointLog {
   uint64_t nondet_ns = 0, recvonly_ns = 0;
   template <class Archive>
   void serialize(Archive &ar, unsigned) {
-    ar &late &outcomes &resolutions &cancelled &calls_logged_until &probe_resolutions
+    ar &late &outcomes &resolutions &cancelled &calls_logged_until &probe_matches
         &collectives &late_bytes &early_messages &nondet_ns &recvonly_ns;
   }
   uint64_t logged_events() const {
-    return outcomes.size() + resolutions.size() + cancelled.size() + probe_resolutions.size() +
+    return outcomes.size() + resolutions.size() + cancelled.size() + probe_matches.size() +
            collectives.size();
   }
 };
@@ -426,10 +440,11 @@ struct Runtime {
   int all_initiated_from = 0;       // ranks known to have all Checkpoint-Initiated (us included)
   bool logging_ended_elsewhere = false;  // a rank left NonDet-Log of this epoch (so all may)
   // RecvOnly-Log: wildcard probes' matches whose sender's logging bit a receive has yet to show.
+  // Receives posted from `match.posting` on get the probed message or a later one.
   struct ProbedMatch {
     uint64_t call;
-    int comm, source, tag;
-    uint64_t posted_from;  // receives posted from here on get the probed message or a later one
+    MPI_Comm comm;
+    ProbeMatch match;
   };
   std::vector<ProbedMatch> unconfirmed_probes;
   std::map<MPI_Message, MPI_Comm> message_comms;  // matched by MPI_Mprobe, not yet received

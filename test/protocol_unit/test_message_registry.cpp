@@ -3,6 +3,7 @@
 // pool and was-early suppression.
 #include <catch2/catch.hpp>
 
+#include "handles/handles.hpp"
 #include "layer/layer.hpp"
 #include "messages/message_registry.hpp"
 #include "messages/requests.hpp"
@@ -148,18 +149,25 @@ TEST_CASE("message registry: wildcard probe matches in RecvOnly-Log wait for the
     probe_matched(42, MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 9);  // another channel
     // A receive posted before the probes got an earlier message of the channel: no proof.
     receive(5, true, false, 3, 4);
-    CHECK(st.log.probe_resolutions.empty());
+    CHECK(st.log.probe_matches.empty());
     CHECK(rt().unconfirmed_probes.size() == 3);
     receive(5, true, false, 7, 4);
-    REQUIRE(st.log.probe_resolutions.size() == 2);
-    CHECK(st.log.probe_resolutions[40].source == 0);
-    CHECK(st.log.probe_resolutions[40].tag == 4);
-    CHECK(st.log.probe_resolutions[41].tag == 4);
+    REQUIRE(st.log.probe_matches.size() == 2);
+    const ProbeMatch &first = st.log.probe_matches[40], &second = st.log.probe_matches[41];
+    CHECK(first.posting == 5);
+    CHECK(first.comm == comm_gid(MPI_COMM_WORLD));
+    CHECK(first.wanted_source == MPI_ANY_SOURCE);
+    CHECK(first.wanted_tag == 4);
+    CHECK(first.source == 0);
+    CHECK(first.tag == 4);
+    CHECK(second.wanted_source == 0);
+    CHECK(second.wanted_tag == MPI_ANY_TAG);
+    CHECK(second.tag == 4);
     REQUIRE(rt().unconfirmed_probes.size() == 1);
     CHECK(rt().unconfirmed_probes[0].call == 42);
     CHECK(st.log.logged_events() == 2);
     receive(5, false, false, 8, 9);  // its sender no longer logs: it replays nothing of it
-    CHECK(st.log.probe_resolutions.count(42) == 0);
+    CHECK(st.log.probe_matches.count(42) == 0);
     CHECK(rt().unconfirmed_probes.empty());
   }
   SECTION("a late message confirms too") {
@@ -167,19 +175,41 @@ TEST_CASE("message registry: wildcard probe matches in RecvOnly-Log wait for the
     st.next_posting = 9;
     probe_matched(50, MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 12);
     receive(4, false, false, 9, 12);
-    CHECK(st.log.probe_resolutions.count(50) == 1);
+    CHECK(st.log.probe_matches.count(50) == 1);
     CHECK(st.log.late.size() == 1);
   }
-  SECTION("the restart finds a logged match by call number, in Restore only") {
+  // Call numbers are not what a restart reproduces (RecvOnly-Log does not log polls); the
+  // receive posting the probe came before and the probe's arguments are.
+  SECTION("the restart finds a logged match by posting and arguments, in Restore only") {
     in_epoch_five(Mode::Restore);
-    st.replay.probe_resolutions[60] = Resolution{3, 14};
-    int source = -1, tag = -1;
-    CHECK_FALSE(logged_probe_match(59, source, tag));
-    REQUIRE(logged_probe_match(60, source, tag));
-    CHECK(source == 3);
-    CHECK(tag == 14);
+    const uint64_t world = comm_gid(MPI_COMM_WORLD);
+    st.replay.probe_matches[60] = ProbeMatch{7, world, MPI_ANY_SOURCE, MPI_ANY_TAG, 3, 14};
+    st.replay.probe_matches[61] = ProbeMatch{7, world, MPI_ANY_SOURCE, MPI_ANY_TAG, 2, 15};
+    st.replay.probe_matches[62] = ProbeMatch{7, world, 1, MPI_ANY_TAG, 1, 16};
+    st.next_posting = 6;  // before the receive they came before
+    CHECK_FALSE(logged_probe_match(MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG));
+    st.next_posting = 7;
+    CHECK_FALSE(logged_probe_match(MPI_COMM_WORLD, 1, 16));  // no wildcard, no choice
+    CHECK_FALSE(logged_probe_match(MPI_COMM_WORLD, MPI_ANY_SOURCE, 16));
+    CHECK_FALSE(logged_probe_match(MPI_COMM_SELF, MPI_ANY_SOURCE, MPI_ANY_TAG));
+    std::optional<PinnedProbe> m = logged_probe_match(MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG);
+    REQUIRE(m);
+    CHECK(m->order == 60);  // the first in the logged order
+    CHECK(m->source == 3);
+    CHECK(m->tag == 14);
+    // A probe that found nothing leaves it; one that found it uses it up.
+    CHECK(logged_probe_match(MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG)->order == 60);
+    probe_match_found(*m);
+    m = logged_probe_match(MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG);
+    REQUIRE(m);
+    CHECK(m->source == 2);
+    CHECK(m->tag == 15);
+    m = logged_probe_match(MPI_COMM_WORLD, 1, MPI_ANY_TAG);
+    REQUIRE(m);
+    CHECK(m->tag == 16);
+    CHECK(st.replay.probe_matches.size() == 2);
     st.mode = Mode::Run;
-    CHECK_FALSE(logged_probe_match(60, source, tag));
+    CHECK_FALSE(logged_probe_match(MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG));
   }
   rt().unconfirmed_probes.clear();
 }

@@ -60,7 +60,7 @@ CheckpointLog sample_log(size_t big_payload) {
   log.resolutions[8] = Resolution{0, 3};
   log.cancelled[6] = 1;
   log.cancelled[7] = 0;
-  log.probe_resolutions[44] = Resolution{2, 11};
+  log.probe_matches[44] = ProbeMatch{12, 3, MPI_ANY_SOURCE, 11, 2, 11};
   log.calls_logged_until = 21;
   log.early_messages = 4;
   log.nondet_ns = 1500000000;
@@ -94,11 +94,16 @@ void require_same(const CheckpointLog &a, const CheckpointLog &b) {
     CHECK(b.resolutions.at(posting).tag == res.tag);
   }
   CHECK(a.cancelled == b.cancelled);
-  REQUIRE(a.probe_resolutions.size() == b.probe_resolutions.size());
-  for (const auto &[call, res] : a.probe_resolutions) {
-    REQUIRE(b.probe_resolutions.count(call));
-    CHECK(b.probe_resolutions.at(call).source == res.source);
-    CHECK(b.probe_resolutions.at(call).tag == res.tag);
+  REQUIRE(a.probe_matches.size() == b.probe_matches.size());
+  for (const auto &[call, m] : a.probe_matches) {
+    REQUIRE(b.probe_matches.count(call));
+    const ProbeMatch &n = b.probe_matches.at(call);
+    CHECK(n.posting == m.posting);
+    CHECK(n.comm == m.comm);
+    CHECK(n.wanted_source == m.wanted_source);
+    CHECK(n.wanted_tag == m.wanted_tag);
+    CHECK(n.source == m.source);
+    CHECK(n.tag == m.tag);
   }
   CHECK(a.calls_logged_until == b.calls_logged_until);
   CHECK(a.late_bytes == b.late_bytes);
