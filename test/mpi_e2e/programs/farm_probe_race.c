@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "control_polls.h"
 #include "start_env.h"
 
 #define NTASKS 2
@@ -45,15 +46,6 @@ static void forced_checkpoint(void) {
 /* A plain pragma site: C3_FAULT=site:2 kills at its visit (the forced one is visit 1). */
 static void site(void) {
 #pragma ccc_checkpoint
-}
-
-/* MPI calls that match nothing: c3 reads control messages in them. */
-static void poll_for_ms(int ms) {
-  for (int i = 0; i < ms; ++i) {
-    int flag;
-    MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-    usleep(1000);
-  }
 }
 
 static void master(void) {

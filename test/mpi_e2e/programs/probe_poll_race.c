@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "control_polls.h"
+
 enum { TAG_X = 21, TAG_M = 22, TAG_DONE = 23 };
 
 static void forced_checkpoint(void) {
@@ -35,15 +37,6 @@ static void forced_checkpoint(void) {
 /* A plain pragma site: C3_FAULT=site:2 kills at its visit (the forced one is visit 1). */
 static void site(void) {
 #pragma ccc_checkpoint
-}
-
-/* MPI calls that match nothing: c3 reads control messages in them. */
-static void poll_for_ms(int ms) {
-  for (int i = 0; i < ms; ++i) {
-    int flag;
-    MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-    usleep(1000);
-  }
 }
 
 /* Polls MPI_Iprobe(source, tag) until a message is there; returns its status. */

@@ -34,14 +34,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "control_polls.h"
 #include "start_env.h"
 
 #define SPLIT_LONGS 8192 /* 64 KiB: travels split */
 #define SMALL_LONGS 1000 /* 8000 bytes: one message with its header */
 #define FEW_LONGS 4
 
-enum { TAG_WARMUP = 40, TAG_GO = 41, TAG_SPLIT = 42, TAG_SMALL = 43, TAG_DONE = 44,
-       TAG_UNUSED = 45 };
+enum { TAG_WARMUP = 40, TAG_GO = 41, TAG_SPLIT = 42, TAG_SMALL = 43, TAG_DONE = 44 };
 
 static long buffer_a[SPLIT_LONGS], buffer_b[SPLIT_LONGS], outgoing[SPLIT_LONGS];
 
@@ -59,16 +59,6 @@ static void site(void) {
 static int late_rank(void) {
   char value[16];
   return start_env("WILDCARD_LATE_RANK", value, sizeof value) ? atoi(value) : -1;
-}
-
-/* MPI calls that match nothing: c3 reads control messages in them (and, while a large receive
- * is pending, completes arrived split headers). */
-static void poll_for_ms(int ms) {
-  for (int i = 0; i < ms; ++i) {
-    int flag;
-    MPI_Iprobe(MPI_ANY_SOURCE, TAG_UNUSED, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-    usleep(1000);
-  }
 }
 
 static long sum_of(const long *values, int n) {
