@@ -217,19 +217,52 @@ mpirun() {
   return "$rc"
 }
 
-# Processes below <pid> (hydra's proxy puts every rank in a session of its own, so process
-# groups do not find them).
-descendants() { # descendants <pid>
-  ps -e -o pid=,ppid= | awk -v root="$1" '
-    { parent[$1] = $2 }
-    END {
-      for (p in parent) {
-        q = p
-        while ((q in parent) && q != root && q > 1) q = parent[q]
-        if (q == root && p != root) print p
-      }
-    }'
+# The kill action finds a rank by walking up from each process to the mpiexec (hydra's proxy
+# puts every rank in a session of its own, so process groups do not find them). Its polls fork
+# nothing (results are in variables, not printed): under load a forked `ps` takes long enough
+# that a short rank is found only as it ends.
+# rank_pid <mpiexec pid> <rank>: RANK_PID is the process of that rank, a descendant of the
+# mpiexec running $PROG with PMI_RANK=<rank> (empty before it starts and once it has ended).
+rank_pid() {
+  local dir p v stat fields
+  RANK_PID=""
+  for dir in /proc/[0-9]*; do
+    [ "$dir/exe" -ef "$PROG" ] || continue
+    p=${dir#/proc/}
+    while [ "$p" -gt 1 ] && [ "$p" != "$1" ]; do # up to the mpiexec, or to init
+      read -r stat 2> /dev/null < "/proc/$p/stat" || break
+      read -ra fields <<< "${stat##*) }"
+      p=${fields[1]}
+    done
+    [ "$p" = "$1" ] || continue
+    while IFS= read -r -d '' v; do
+      [ "$v" = "PMI_RANK=$2" ] && RANK_PID=${dir#/proc/} && return
+    done 2> /dev/null < "$dir/environ"
+  done
 }
+
+# live_for <pid> <ms>: waits until the process has run <ms> more milliseconds (LIVED is empty) or
+# has ended (LIVED is how many milliseconds it lived; a zombie has ended).
+live_for() {
+  local start=${EPOCHREALTIME/./} now stat fields
+  LIVED=""
+  while :; do
+    now=${EPOCHREALTIME/./}
+    stat="" fields=()
+    read -r stat 2> /dev/null < "/proc/$1/stat"
+    [ -n "$stat" ] && read -ra fields <<< "${stat##*) }"
+    if [ -z "$stat" ] || [ "${fields[0]}" = Z ]; then
+      LIVED=$(((now - start) / 1000))
+      return
+    fi
+    [ $(((now - start) / 1000)) -ge "$2" ] && return
+    nap
+  done
+}
+
+# nap: 5 ms without forking a `sleep` (reads a pipe nobody writes).
+exec {NAP_FD}<> <(:)
+nap() { read -rt 0.005 -u "$NAP_FD"; }
 
 # The checkpoint a restart says it continues from (empty for a fresh start).
 restarted_from() { # restarted_from <stderr file>
@@ -393,22 +426,33 @@ kill)
   echo "seed $seed, uninterrupted c3 run $duration ms, victim rank $victim"
   : > out
   killed=0
-  for attempt in 1 2 3 4; do
-    # later attempts kill earlier: the run may have ended before the kill
-    delay=$(((duration / 4 + (RANDOM * 32768 + RANDOM) % (duration / 2 + 1)) / attempt))
+  # The delay is drawn from how long the victim may live: at first the c3 build's whole run,
+  # after an attempt whose victim ended before the kill, how long that victim lived.
+  span=$duration
+  for attempt in 1 2 3 4 5 6; do
+    delay=$((span / 4 + (RANDOM * 32768 + RANDOM) % (span / 2 + 1)))
     : > out.part
     rm -rf ckpt
     c3_command "$RANKS" ${KILLED_ENV[@]+"${KILLED_ENV[@]}"}
     "${COMMAND[@]}" > out.part 2> err.kill &
     job=$!
-    sleep "$((delay / 1000)).$(printf %03d $((delay % 1000)))"
-    pid=""
-    # the rank's process: a descendant of our mpiexec running $PROG with PMI_RANK=$victim
-    for p in $(descendants "$job"); do
-      [ "$(readlink "/proc/$p/exe" 2> /dev/null)" = "$PROG" ] || continue
-      tr '\0' '\n' 2> /dev/null < "/proc/$p/environ" | grep -qx "PMI_RANK=$victim" && pid=$p
+    # The delay counts from the victim's start, not mpiexec's: under load, start-up alone may
+    # outlast a delay drawn from the whole run.
+    pid="" lived=""
+    while [ -z "$pid" ] && kill -0 "$job" 2> /dev/null; do
+      rank_pid "$job" "$victim"
+      pid=$RANK_PID
+      [ -n "$pid" ] || nap
     done
-    [ -n "$pid" ] && kill -9 "$pid" 2> /dev/null && killed=1
+    if [ -n "$pid" ]; then
+      live_for "$pid" "$delay"
+      lived=$LIVED
+      if [ -z "$lived" ]; then
+        kill -9 "$pid" 2> /dev/null && killed=1
+      else
+        span=$lived
+      fi
+    fi
     wait "$job"
     rc=$?
     if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
@@ -417,7 +461,11 @@ kill)
     fi
     [ "$killed" = 1 ] && [ "$rc" != 0 ] && break
     killed=0
-    echo "attempt $attempt: the run ended (exit $rc) before the kill after $delay ms; again"
+    if [ -n "$lived" ]; then
+      echo "attempt $attempt: rank $victim ended after $lived ms, before the kill after $delay ms (run exit $rc); again"
+    else
+      echo "attempt $attempt: the run ended (exit $rc) before the kill after $delay ms; again"
+    fi
   done
   if [ "$killed" = 1 ] && [ "$failures" = 0 ]; then
     echo "rank $victim (pid $pid) killed after $delay ms"
