@@ -224,15 +224,14 @@ mpirun() {
 # rank_pid <mpiexec pid> <rank>: RANK_PID is the process of that rank, a descendant of the
 # mpiexec running $PROG with PMI_RANK=<rank> (empty before it starts and once it has ended).
 rank_pid() {
-  local dir p v stat fields
+  local dir p v
   RANK_PID=""
   for dir in /proc/[0-9]*; do
     [ "$dir/exe" -ef "$PROG" ] || continue
     p=${dir#/proc/}
     while [ "$p" -gt 1 ] && [ "$p" != "$1" ]; do # up to the mpiexec, or to init
-      read -r stat 2> /dev/null < "/proc/$p/stat" || break
-      read -ra fields <<< "${stat##*) }"
-      p=${fields[1]}
+      proc_fields "$p"
+      p=${PROC_FIELDS[1]-0}
     done
     [ "$p" = "$1" ] || continue
     while IFS= read -r -d '' v; do
@@ -241,17 +240,24 @@ rank_pid() {
   done
 }
 
+# proc_fields <pid>: PROC_FIELDS is its /proc stat after the command name (state, parent, ...),
+# empty once it has gone.
+proc_fields() {
+  local stat=""
+  PROC_FIELDS=()
+  read -r stat 2> /dev/null < "/proc/$1/stat" || return 0
+  read -ra PROC_FIELDS <<< "${stat##*) }"
+}
+
 # live_for <pid> <ms>: waits until the process has run <ms> more milliseconds (LIVED is empty) or
 # has ended (LIVED is how many milliseconds it lived; a zombie has ended).
 live_for() {
-  local start=${EPOCHREALTIME/./} now stat fields
+  local start=${EPOCHREALTIME/./} now
   LIVED=""
   while :; do
     now=${EPOCHREALTIME/./}
-    stat="" fields=()
-    read -r stat 2> /dev/null < "/proc/$1/stat"
-    [ -n "$stat" ] && read -ra fields <<< "${stat##*) }"
-    if [ -z "$stat" ] || [ "${fields[0]}" = Z ]; then
+    proc_fields "$1"
+    if [ "${PROC_FIELDS[0]-Z}" = Z ]; then
       LIVED=$(((now - start) / 1000))
       return
     fi
@@ -260,9 +266,11 @@ live_for() {
   done
 }
 
-# nap: 5 ms without forking a `sleep` (reads a pipe nobody writes).
-exec {NAP_FD}<> <(:)
-nap() { read -rt 0.005 -u "$NAP_FD"; }
+# nap: 5 ms without forking a `sleep` (reads a pipe nobody writes, opened on first use).
+nap() {
+  [ -n "${NAP_FD-}" ] || exec {NAP_FD}<> <(:)
+  read -rt 0.005 -u "$NAP_FD"
+}
 
 # The checkpoint a restart says it continues from (empty for a fresh start).
 restarted_from() { # restarted_from <stderr file>
