@@ -5,7 +5,8 @@
 //     buffer on the stack, or from 1 KiB on with its header in the 4 bytes before the program's
 //     buffer where those may carry it (borrowed_header.hpp); no request-table entry, the
 //     receive lands in the caller's status (the hooks take the same way, fast::send /
-//     fast::recv, on other intracommunicators);
+//     fast::recv, on other intracommunicators); MPI_Recv on MPI_COMM_WORLD also above 8 KiB,
+//     where a split message's payload is received straight into the program's buffer;
 //   * MPI_Isend and MPI_Irecv of up to 8 KiB, and MPI_Wait, MPI_Test, MPI_Waitall, MPI_Waitsome,
 //     MPI_Testany, MPI_Testsome or MPI_Testall over such requests only: the message travels in
 //     the request's own bounce buffer (64 bytes kept by the slot, larger ones from spares per
@@ -18,6 +19,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "layer/layer.hpp"
@@ -64,7 +67,8 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
 }
 
 // What recv leaves to a call: a message without the plain inline header (a split header, or
-// none at all) in `wire`, already received with status `s`.
+// none at all) in `wire`, already received with status `s`. A split header's payload goes
+// straight into `buf` while no other receive awaits a header and no payload was drained.
 [[gnu::noinline]] int recv_unusual(void *buf, int capacity, int source, int tag, MPI_Status &s,
                                    const char *wire, uint64_t posting, const ShortPath &p);
 // A received message that is not intra-epoch in Run mode: the protocol may log or count it.
@@ -100,15 +104,18 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
   return split::send_blocking(wire, n, MPI_BYTE, dest, tag, p.real, mode);
 }
 
-// A blocking receive into `capacity` bytes (at most 8 KiB) of a built-in type, its header in the
-// bytes before `buf` or through a bounce as send's; `s` is the status to fill (the caller's, or
-// its own for MPI_STATUS_IGNORE).
+// A blocking receive into `capacity` bytes of a built-in type, its header in the bytes before
+// `buf` or through a bounce as send's; `s` is the status to fill (the caller's, or its own for
+// MPI_STATUS_IGNORE). Above 8 KiB of capacity (on a communicator whose large messages travel
+// split) a message of up to 8 KiB comes this way, a larger one as a split header whose payload
+// recv_unusual receives.
 [[gnu::always_inline]] inline int recv(void *buf, int capacity, int source, int tag,
                                        MPI_Status &s, const ShortPath &p, uintptr_t program_sp) {
   ProtocolState &st = state();
   alignas(64) char bounce[piggyback::kStackWire];
   const uint64_t posting = st.next_posting++;
-  const int wire_capacity = piggyback::kHeaderBytes + capacity;
+  const int wire_capacity =
+      piggyback::kHeaderBytes + std::min(capacity, int(piggyback::kBounceLimit));
   const bool polls = split::must_poll();
   const bool in_place = !polls && borrowed::borrow(buf, capacity, program_sp);
   char *const wire = in_place ? static_cast<char *>(buf) - piggyback::kHeaderBytes
@@ -210,9 +217,11 @@ template <class Call>
 [[gnu::always_inline]] inline bool fast_Recv(void *buf, int count, MPI_Datatype datatype,
                                              int source, int tag, MPI_Comm comm,
                                              MPI_Status *status, int &rc) {
-  const int capacity = fast::builtin_bytes(count, datatype, int(piggyback::kBounceLimit));
+  const int capacity = fast::builtin_bytes(count, datatype, INT_MAX);
   if (comm != MPI_COMM_WORLD || capacity < 0 || !fast::quiet() || source == MPI_PROC_NULL)
     return false;
+  // Above the bounce limit a message travels split, unless MPI_COMM_WORLD has no bulk.
+  if (capacity > piggyback::kBounceLimit && rt().bulk == MPI_COMM_NULL) return false;
   MPI_Status ignored;
   ++g_depth;
   rc = fast::recv(buf, capacity, source, tag, status == MPI_STATUS_IGNORE ? ignored : *status,

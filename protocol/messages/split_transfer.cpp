@@ -286,6 +286,17 @@ void post_payload_receive(Request &r, int source, int tag, int32_t header) {
   if (rc != MPI_SUCCESS) fatal("could not post the receive of a large message's payload");
 }
 
+bool payloads_drained() { return !g_drained.empty(); }
+
+void receive_payload_now(void *buf, int capacity, CommArg comm, int source, int tag,
+                         MPI_Status &st) {
+  payload_window::took(world_rank_of(comm.app, source));
+  st = MPI_Status{};
+  if (int rc = PMPI_Recv(buf, capacity, MPI_BYTE, source, tag, bulk_of(comm.app), &st);
+      rc != MPI_SUCCESS)
+    st.MPI_ERROR = rc;
+}
+
 int64_t probed_payload_bytes(MPI_Comm comm, int source, int tag) {
   settle_earlier_receives(comm, source, tag, UINT64_MAX, nullptr);
   const MPI_Comm bulk = bulk_of(comm);

@@ -48,6 +48,16 @@ void post_payload_receive(Request &r, int source, int tag, int32_t header);
 void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before_posting,
                              const Request *except);
 
+// Whether payloads that arrived before their headers were matched wait here (a stalled rank
+// took them: payload_window.hpp); post_payload_receive hands them out.
+bool payloads_drained();
+// A blocking receive of up to `capacity` bytes matched a split header from (source, tag) on
+// `comm` while no other receive awaits a header and no payload is drained (so none of this pair
+// can be ahead of it): receives the payload into `buf` at once, without a request. `st` is the
+// payload's status, its MPI_ERROR set when the receive failed (a truncation, as PMPI_Wait's).
+void receive_payload_now(void *buf, int capacity, CommArg comm, int source, int tag,
+                         MPI_Status &st);
+
 // A probe found a split header from (source, tag): the payload's size in bytes.
 int64_t probed_payload_bytes(MPI_Comm comm, int source, int tag);
 

@@ -452,6 +452,36 @@ TEST_CASE("split: status counts in the receive's datatype for a larger buffer", 
   check_clean();
 }
 
+TEST_CASE("split: a blocking receive above the limit takes a split payload at once or an inline "
+          "message, each counted once", "[split]") {
+  // MPI_Recv on MPI_COMM_WORLD above 8 KiB takes the wrapper's short path: the payload of a split
+  // message goes straight into the buffer, without a request (fast_paths.hpp, recv_unusual).
+  const int me = world_rank(), tag = kTagBase + 65;
+  ProtocolState &st = state();
+  for (int bytes : {100, int(piggyback::kBounceLimit), kLarge, 40000}) {
+    INFO(bytes << " bytes");
+    const Bytes sent = payload(size_t(bytes), unsigned(bytes) + 3);
+    Bytes got = buffer(50000);
+    MPI_Request send;
+    MPI_Isend(sent.data(), bytes, MPI_BYTE, me, tag, MPI_COMM_WORLD, &send);
+    const uint64_t received = st.received[st.epoch & 3][size_t(me)];
+    const size_t table = st.requests.size();
+    MPI_Status status;
+    status.MPI_ERROR = 12345;  // MPI_Recv leaves it alone
+    CHECK(MPI_Recv(got.data(), int(got.size()), MPI_BYTE, me, tag, MPI_COMM_WORLD, &status) ==
+          MPI_SUCCESS);
+    MPI_Wait(&send, MPI_STATUS_IGNORE);
+    CHECK(st.received[st.epoch & 3][size_t(me)] == received + 1);
+    CHECK(st.requests.size() == table);
+    CHECK(count_of(status, MPI_BYTE) == bytes);
+    CHECK(status.MPI_SOURCE == me);
+    CHECK(status.MPI_TAG == tag);
+    CHECK(status.MPI_ERROR == 12345);
+    CHECK(holds(got, sent));
+  }
+  check_clean();
+}
+
 TEST_CASE("split: probes report the payload's size", "[split]") {
   const int me = world_rank(), tag = kTagBase + 70;
   const Bytes sent = payload(4 * 30001, 30);
