@@ -464,34 +464,33 @@ int on_Iprobe(int source, int tag, CommArg comm, int *flag, MPI_Status *status) 
 int fast::recv_unusual(void *buf, int capacity, int source, int tag, MPI_Status &s,
                        const char *wire, uint64_t posting, const ShortPath &p) {
   Entry entry;  // the wrapper's inline path has none of its own
-  int32_t header = 0;
-  if (status_bytes(s) == piggyback::kSplitHeaderBytes && !split::must_poll() &&
-      !split::payloads_drained() &&
-      piggyback::decode_split_header(reinterpret_cast<const unsigned char *>(wire), header)) {
-    // What the general completion of a split message does, without a request: the payload,
-    // then the message as received (its status is the payload's; MPI_ERROR stays the program's).
-    MPI_Status payload;
-    const CommArg comm{p.app, p.real};
-    split::receive_payload_now(buf, capacity, comm, s.MPI_SOURCE, s.MPI_TAG, payload);
-    settle_earlier_wildcards(p.app, posting, payload.MPI_SOURCE, payload.MPI_TAG);
-    message_received(p.app, payload.MPI_SOURCE, payload.MPI_TAG, header, buf, MPI_BYTE,
-                     status_bytes(payload), source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG,
-                     posting);
-    const int error = s.MPI_ERROR;
-    s = payload;
-    s.MPI_ERROR = error;
-    return truncated(payload) ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-  }
   if (status_bytes(s) == piggyback::kSplitHeaderBytes) {
-    // A large message for a small buffer: its payload is received (and truncated) as MPI would.
-    Request r = local_receive(buf, capacity, TypeArg{MPI_BYTE, MPI_BYTE}, source, tag,
-                              CommArg{p.app, p.real}, posting);
-    r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));  // r.wire_at is 0
-    const int error = s.MPI_ERROR;  // not written by MPICH's MPI_Recv: the program's, or garbage
-    s.MPI_ERROR = MPI_SUCCESS;
-    finish_blocking(r, s);
+    // A split message: its payload (truncated if it does not fit, as MPI would), with the
+    // payload's status; MPI_ERROR is not written by MPICH's MPI_Recv (the program's, or garbage)
+    // and stays: MPI_Recv returns its error, as MPICH's does.
+    const int error = s.MPI_ERROR;
+    const CommArg comm{p.app, p.real};
+    int32_t header = 0;
+    if (!split::must_poll() && !split::payloads_drained() &&
+        piggyback::decode_split_header(reinterpret_cast<const unsigned char *>(wire), header)) {
+      // What the general completion does, without a request: no other receive can hold a
+      // header of this pair, so the payload is received at once.
+      MPI_Status payload;
+      split::receive_payload_now(buf, capacity, comm, s.MPI_SOURCE, s.MPI_TAG, payload);
+      settle_earlier_wildcards(p.app, posting, payload.MPI_SOURCE, payload.MPI_TAG);
+      message_received(p.app, payload.MPI_SOURCE, payload.MPI_TAG, header, buf, MPI_BYTE,
+                       status_bytes(payload), source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG,
+                       posting);
+      s = payload;
+    } else {
+      Request r = local_receive(buf, capacity, TypeArg{MPI_BYTE, MPI_BYTE}, source, tag, comm,
+                                posting);
+      r.bounce.assign(wire, size_t(piggyback::kSplitHeaderBytes));  // r.wire_at is 0
+      s.MPI_ERROR = MPI_SUCCESS;
+      finish_blocking(r, s);
+    }
     const bool cut = truncated(s);
-    s.MPI_ERROR = error;  // MPI_Recv returns its error, as MPICH's does
+    s.MPI_ERROR = error;
     return cut ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   }
   piggyback::headerless_arrival(s);

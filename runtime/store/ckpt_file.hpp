@@ -94,8 +94,9 @@ class CheckpointReader {
    public:
     void read(void *to, uint64_t n);  // CorruptCheckpoint past the payload's end
     // Same for whole pages of memory nothing else uses: where the bytes lie at a page boundary
-    // of the file, the file's pages are mapped there (private, copied only when written) and
-    // checksummed through the mapping, instead of copied.
+    // of the file, the file's pages are mapped there (private, copied only when written; a page
+    // comes into the process when it is first touched) and the file is checksummed through a
+    // small buffer, instead of copied.
     void place(void *to, uint64_t n);
     uint64_t left() const { return length_ - done_; }
     void finish();  // CorruptCheckpoint on a checksum mismatch, bad padding or bytes left
@@ -105,6 +106,7 @@ class CheckpointReader {
    private:
     friend class CheckpointReader;
     Stream(const CheckpointReader *reader, size_t index);
+    void skim(uint64_t n);  // reads n bytes through the reader's small buffer: checksummed only
     const CheckpointReader *reader_;
     size_t index_;
     uint64_t length_, done_ = 0;

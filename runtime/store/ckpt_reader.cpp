@@ -27,7 +27,8 @@ namespace {
 
 // Bytes read per pread and checksummed right after it (fits the caches the checksum reads).
 constexpr uint64_t kChunkBytes = uint64_t(1) << 20;
-// Bytes of a mapped piece read per pread to checksum it (fits the second-level cache).
+// Bytes read per pread into the small buffer of bytes that are only checksummed (fits the
+// second-level cache).
 constexpr uint64_t kChecksumPiece = uint64_t(256) << 10;
 
 }  // namespace
@@ -52,7 +53,7 @@ struct CheckpointReader::Impl {
   std::vector<SectionView> views;  // entries' payloads; data is null until read
   bool all_views = false;          // every view filled (sections())
   int mappings = 0;                // pieces Stream::place mapped from the file
-  std::unique_ptr<uint8_t[]> checksum_buffer;  // Stream::place's (kChecksumPiece bytes)
+  std::unique_ptr<uint8_t[]> checksum_buffer;  // Stream::skim's (kChecksumPiece bytes)
 
   ~Impl() {
     if (map != nullptr) ::munmap(const_cast<uint8_t *>(map), size);
@@ -310,21 +311,20 @@ void CheckpointReader::Stream::place(void *to, uint64_t n) {
   // The checksum reads the file, not the mapping: faulting 512 MiB of mapping in cost 0.2 s of
   // page-table set-up (bench section 4), which pread into a buffer that stays in the cache does
   // not; the program's first touch of a page maps it from the page cache this read filled.
+  skim(n);
+}
+
+void CheckpointReader::Stream::skim(uint64_t n) {
+  Impl &impl = *reader_->impl_;
   if (!impl.checksum_buffer) impl.checksum_buffer.reset(new uint8_t[kChecksumPiece]);
-  uint8_t *const buffer = impl.checksum_buffer.get();
-  for (uint64_t at = 0; at < n; at += kChecksumPiece) {
-    const uint64_t piece = std::min(kChecksumPiece, n - at);
-    impl.read_at(start + at, buffer, piece);
-    crc_ = crc32c(crc_, buffer, piece);
+  for (uint64_t piece = 0; n > 0; n -= piece) {
+    piece = std::min(kChecksumPiece, n);
+    read(impl.checksum_buffer.get(), piece);
   }
-  done_ += n;
 }
 
 void CheckpointReader::Stream::drain() {
-  if (left() > 0) {
-    const auto buffer = std::make_unique<uint8_t[]>(size_t(std::min(left(), kChunkBytes)));
-    while (left() > 0) read(buffer.get(), std::min(left(), kChunkBytes));
-  }
+  skim(left());
   finish();
 }
 
