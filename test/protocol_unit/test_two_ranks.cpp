@@ -185,40 +185,46 @@ TEST_CASE("two ranks: MPI_Waitall over small messages finishes them in place",
   StateGuard guard;
   const size_t live_before = state().requests.size() - g_free_slots.size() - g_small_slots.size();
   const int sizes[3] = {1, 100, 2000};  // ints: inline, in a slot's own bounce, a spare bounce
-  for (bool with_statuses : {false, true}) {
-    INFO("statuses " << with_statuses);
-    std::vector<int> out[3], in[3];
-    MPI_Request rq[7];
-    MPI_Status st[7];
-    for (int j = 0; j < 3; ++j) {
-      out[j].assign(size_t(sizes[j]), 0);
-      for (int i = 0; i < sizes[j]; ++i) out[j][size_t(i)] = me * 100000 + j * 10000 + i;
-      in[j].assign(size_t(sizes[j]) + 1, -7);
-      REQUIRE(MPI_Irecv(in[j].data(), sizes[j] + 1, MPI_INT, peer, kTagBase + 40 + j, MPI_COMM_WORLD,
-                        &rq[j]) == MPI_SUCCESS);
-    }
-    rq[3] = MPI_REQUEST_NULL;
-    for (int j = 0; j < 3; ++j)
-      REQUIRE(MPI_Isend(out[j].data(), sizes[j], MPI_INT, peer, kTagBase + 40 + j, MPI_COMM_WORLD,
-                        &rq[4 + j]) == MPI_SUCCESS);
-    for (MPI_Request h : rq)
-      if (h != MPI_REQUEST_NULL) CHECK(request_of(h).small);
-    for (MPI_Status &s : st) s.MPI_ERROR = 77;
-    const uint64_t received_before = state().received[state().epoch & 3][size_t(peer)];
-    REQUIRE(MPI_Waitall(7, rq, with_statuses ? st : MPI_STATUSES_IGNORE) == MPI_SUCCESS);
-    for (MPI_Request h : rq) CHECK(h == MPI_REQUEST_NULL);
-    CHECK(state().received[state().epoch & 3][size_t(peer)] == received_before + 3);
-    for (int j = 0; j < 3; ++j) {
-      check_arrival(in[j], sizes[j], peer * 100000 + j * 10000, with_statuses ? &st[j] : nullptr,
-                    peer, kTagBase + 40 + j);
-      if (!with_statuses) continue;
-      CHECK(st[j].MPI_ERROR == MPI_SUCCESS);     // MPI_Waitall sets it
-      CHECK(st[4 + j].MPI_ERROR == MPI_SUCCESS);  // of sends too
-    }
-    if (with_statuses) {
-      CHECK(st[3].MPI_SOURCE == MPI_ANY_SOURCE);  // the null request's empty status
-      CHECK(st[3].MPI_TAG == MPI_ANY_TAG);
-      CHECK(st[3].MPI_ERROR == 77);
+  // Three receives take one PMPI_Waitall, twelve take rounds that copy each out as it arrives.
+  for (int per_size : {1, 4}) {
+    for (bool with_statuses : {false, true}) {
+      INFO("statuses " << with_statuses << ", receives " << 3 * per_size);
+      const int m = 3 * per_size, calls = 2 * m + 1;  // receives, a null request, sends
+      std::vector<std::vector<int>> out(static_cast<size_t>(m)), in(static_cast<size_t>(m));
+      std::vector<MPI_Request> rq(static_cast<size_t>(calls));
+      std::vector<MPI_Status> st(static_cast<size_t>(calls));
+      for (int j = 0; j < m; ++j) {
+        const int n = sizes[j % 3];
+        out[size_t(j)].assign(size_t(n), 0);
+        for (int i = 0; i < n; ++i) out[size_t(j)][size_t(i)] = me * 100000 + j * 1000 + i;
+        in[size_t(j)].assign(size_t(n) + 1, -7);
+        REQUIRE(MPI_Irecv(in[size_t(j)].data(), n + 1, MPI_INT, peer, kTagBase + 40 + j,
+                          MPI_COMM_WORLD, &rq[size_t(j)]) == MPI_SUCCESS);
+      }
+      rq[size_t(m)] = MPI_REQUEST_NULL;
+      for (int j = 0; j < m; ++j)
+        REQUIRE(MPI_Isend(out[size_t(j)].data(), sizes[j % 3], MPI_INT, peer, kTagBase + 40 + j,
+                          MPI_COMM_WORLD, &rq[size_t(m + 1 + j)]) == MPI_SUCCESS);
+      for (MPI_Request h : rq)
+        if (h != MPI_REQUEST_NULL) CHECK(request_of(h).small);
+      for (MPI_Status &s : st) s.MPI_ERROR = 77;
+      const uint64_t received_before = state().received[state().epoch & 3][size_t(peer)];
+      REQUIRE(MPI_Waitall(calls, rq.data(), with_statuses ? st.data() : MPI_STATUSES_IGNORE) ==
+              MPI_SUCCESS);
+      for (MPI_Request h : rq) CHECK(h == MPI_REQUEST_NULL);
+      CHECK(state().received[state().epoch & 3][size_t(peer)] == received_before + uint64_t(m));
+      for (int j = 0; j < m; ++j) {
+        check_arrival(in[size_t(j)], sizes[j % 3], peer * 100000 + j * 1000,
+                      with_statuses ? &st[size_t(j)] : nullptr, peer, kTagBase + 40 + j);
+        if (!with_statuses) continue;
+        CHECK(st[size_t(j)].MPI_ERROR == MPI_SUCCESS);          // MPI_Waitall sets it
+        CHECK(st[size_t(m + 1 + j)].MPI_ERROR == MPI_SUCCESS);  // of sends too
+      }
+      if (with_statuses) {
+        CHECK(st[size_t(m)].MPI_SOURCE == MPI_ANY_SOURCE);  // the null request's empty status
+        CHECK(st[size_t(m)].MPI_TAG == MPI_ANY_TAG);
+        CHECK(st[size_t(m)].MPI_ERROR == 77);
+      }
     }
   }
   CHECK(state().requests.size() - g_free_slots.size() - g_small_slots.size() == live_before);  // every entry freed
