@@ -15,17 +15,21 @@
  *             whether the next message on a (source, tag) is split
  *   bounce    one message of header + payload, copied into a buffer of the sender's and out of
  *             one of the receiver's (how c3 sends smaller messages); sizes up to kBounceLargest
+ *   datatype  one message of header + payload without a copy: both sides describe the header's
+ *             4 bytes and the buffer as one derived datatype (MPI_Type_create_hindexed over
+ *             absolute addresses, sent from and received at MPI_BOTTOM), made and committed
+ *             before the batches; sizes up to kBounceLargest
  * Any per-message header that travels beside the payload costs at least `prepost`; a header in
- * the same message costs a copy (`bounce`) or a derived datatype instead. Batches of the shapes
- * alternate; each output line is one size: "SIZE SINGLE PREPOST LATE BOUNCE PREPOST_RATIO
- * LATE_RATIO BOUNCE_RATIO", the median MB/s of each shape over -b batches (default 15), then
- * the medians of the ratios to `single` of batches run next to each other (0 where a shape was
- * not measured).
+ * the same message costs a copy (`bounce`) or a derived datatype (`datatype`) instead. Batches
+ * of the shapes alternate; each output line is one size: "SIZE SINGLE PREPOST LATE BOUNCE
+ * DATATYPE PREPOST_RATIO LATE_RATIO BOUNCE_RATIO DATATYPE_RATIO", the median MB/s of each shape
+ * over -b batches (default 15), then the medians of the ratios to `single` of batches run next
+ * to each other (0 where a shape was not measured).
  */
 #include "osu_common.h"
 
 static const char kProgram[] = "split_ceiling";
-enum { kSingle, kPrepost, kLate, kBounce, kShapes };
+enum { kSingle, kPrepost, kLate, kBounce, kDatatype, kShapes };
 static const long kReceiveSlotsBytes = 64L << 20;
 static const long kBounceLargest = 128L << 10;
 /* Window slots of kBounceStride bytes; a message starts kLead bytes into its slot, so its
@@ -35,6 +39,21 @@ static const long kLead = 60, kBounceStride = (128L << 10) + 128;
 static char *send_bounces, *receive_bounces;
 
 static MPI_Comm bulk;
+
+/* The datatype shape's types, one per window slot: header w and the send buffer, or header w
+ * and receive slot w. */
+static MPI_Datatype *header_and_buffer;
+
+static MPI_Datatype header_with(char *header, char *buffer, long size) {
+  int lengths[2] = {4, (int)size};
+  MPI_Aint places[2];
+  MPI_Get_address(header, &places[0]);
+  MPI_Get_address(buffer, &places[1]);
+  MPI_Datatype type;
+  MPI_Type_create_hindexed(2, lengths, places, MPI_BYTE, &type);
+  MPI_Type_commit(&type);
+  return type;
+}
 
 static int window_for(long size, int window) {
   long fits = kReceiveSlotsBytes / size;
@@ -58,6 +77,10 @@ static double batch(int shape, int rank, char *send_buffer, char *slots, long si
           MPI_Isend(bounce, (int)size + 4, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &requests[n++]);
           continue;
         }
+        if (shape == kDatatype) {
+          MPI_Isend(MPI_BOTTOM, 1, header_and_buffer[w], 1, 2, MPI_COMM_WORLD, &requests[n++]);
+          continue;
+        }
         if (shape != kSingle)
           MPI_Isend(headers[w], 4, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &requests[n++]);
         MPI_Isend(send_buffer, (int)size, MPI_CHAR, 1, 2, shape == kSingle ? MPI_COMM_WORLD : bulk,
@@ -71,6 +94,8 @@ static double batch(int shape, int rank, char *send_buffer, char *slots, long si
         char *slot = slots + (size_t)w * (size_t)size;
         if (shape == kSingle) {
           MPI_Irecv(slot, (int)size, MPI_CHAR, 0, 2, MPI_COMM_WORLD, &requests[n++]);
+        } else if (shape == kDatatype) {
+          MPI_Irecv(MPI_BOTTOM, 1, header_and_buffer[w], 0, 2, MPI_COMM_WORLD, &requests[n++]);
         } else if (shape == kBounce) {
           MPI_Irecv(receive_bounces + (size_t)w * (size_t)kBounceStride + kLead, (int)size + 4,
                     MPI_BYTE, 0, 2, MPI_COMM_WORLD, &requests[n++]);
@@ -139,7 +164,9 @@ int main(int argc, char **argv) {
   char (*headers)[4] = malloc(sizeof *headers * (size_t)options.window);
   send_bounces = osu_alloc_pages(kProgram, (size_t)kBounceStride * (size_t)options.window);
   receive_bounces = osu_alloc_pages(kProgram, (size_t)kBounceStride * (size_t)options.window);
-  if (requests == NULL || headers == NULL) osu_fail(kProgram, "out of memory");
+  header_and_buffer = malloc(sizeof *header_and_buffer * (size_t)options.window);
+  if (requests == NULL || headers == NULL || header_and_buffer == NULL)
+    osu_fail(kProgram, "out of memory");
   memset(send_buffer, rank + 1, (size_t)largest);
   memset(slots, 0, (size_t)kReceiveSlotsBytes);
   memset(headers, 0, sizeof *headers * (size_t)options.window);
@@ -147,11 +174,12 @@ int main(int argc, char **argv) {
 
   if (rank == 0) {
     printf("# split_ceiling: rank 0 -> 1, plain MPI, one message vs header + payload (payload "
-           "receive pre-posted, or posted when the header arrives), window %d, %d batches\n",
+           "receive pre-posted, or posted when the header arrives; or one message through a "
+           "bounce or a derived datatype), window %d, %d batches\n",
            options.window, options.batches);
-    printf("# size_bytes single_MBps prepost_MBps late_MBps bounce_MBps (medians) prepost/single "
-           "late/single bounce/single (medians of the ratios within a batch round; 0: not "
-           "measured)\n");
+    printf("# size_bytes single_MBps prepost_MBps late_MBps bounce_MBps datatype_MBps (medians) "
+           "prepost/single late/single bounce/single datatype/single (medians of the ratios "
+           "within a batch round; 0: not measured)\n");
   }
   for (int s = 0; s < options.size_count; ++s) {
     long size = options.sizes[s];
@@ -159,6 +187,10 @@ int main(int argc, char **argv) {
     long rounds = osu_scaled((64L << 20) / (size * window) + 2, options.iteration_scale, 2);
     double mbps[kShapes][OSU_MAX_BATCHES] = {{0}};
     const int shapes = size <= kBounceLargest ? kShapes : kBounce;
+    if (shapes > kDatatype)
+      for (int w = 0; w < window; ++w)
+        header_and_buffer[w] = header_with(
+            headers[w], rank == 0 ? send_buffer : slots + (size_t)w * (size_t)size, size);
     for (int shape = 0; shape < shapes; ++shape)  /* warm-up */
       batch(shape, rank, send_buffer, slots, size, window, 2, requests, headers);
     for (int b = 0; b < options.batches; ++b)
@@ -171,14 +203,19 @@ int main(int argc, char **argv) {
     for (int shape = kPrepost; shape < kShapes; ++shape)
       for (int b = 0; b < options.batches; ++b) ratio[shape][b] = mbps[shape][b] / mbps[kSingle][b];
     if (rank == 0)
-      printf("%ld %.1f %.1f %.1f %.1f %.3f %.3f %.3f\n", size,
+      printf("%ld %.1f %.1f %.1f %.1f %.1f %.3f %.3f %.3f %.3f\n", size,
              osu_median(mbps[kSingle], options.batches), osu_median(mbps[kPrepost], options.batches),
              osu_median(mbps[kLate], options.batches), osu_median(mbps[kBounce], options.batches),
+             osu_median(mbps[kDatatype], options.batches),
              osu_median(ratio[kPrepost], options.batches), osu_median(ratio[kLate], options.batches),
-             osu_median(ratio[kBounce], options.batches));
+             osu_median(ratio[kBounce], options.batches),
+             osu_median(ratio[kDatatype], options.batches));
+    if (shapes > kDatatype)
+      for (int w = 0; w < window; ++w) MPI_Type_free(&header_and_buffer[w]);
   }
   free(receive_bounces);
   free(send_bounces);
+  free(header_and_buffer);
   free(headers);
   free(requests);
   free(slots);
