@@ -173,13 +173,11 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
 // completed, completed in c3. The wrapper's outcome path then decides the call (as test_general).
 [[gnu::noinline]] void set_general(const SmallSet &set);
 
-// Room for a SmallSet on the wrapper's stack.
+// Room for a SmallSet's results on the wrapper's stack (its requests are the lane's polled set).
 struct SetArrays {
-  Request *reqs[kMaxRequests];
-  MPI_Request reals[kMaxRequests];
   MPI_Status reported[kMaxRequests];
   int completed[kMaxRequests];
-  SmallSet set{reqs, reals, reported, completed};
+  SmallSet set{nullptr, nullptr, reported, completed};
 };
 
 // A call of a set over `count` requests on the wrapper's stack: `call` runs the lane's part

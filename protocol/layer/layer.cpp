@@ -15,6 +15,7 @@
 namespace c3::mpi {
 
 int g_depth = 0;
+uint64_t g_entries = 0;
 bool g_attention = false;
 uint64_t g_hook_first_call = 0;
 

@@ -16,6 +16,9 @@ extern int g_depth;
 extern bool g_attention;
 // state().next_call when the outermost hook began: calls from here on belong to the hook running.
 extern uint64_t g_hook_first_call;
+// Entries opened so far, nested ones too: while it stays the same, no hook has run (a set of
+// requests the wrappers keep between calls stays as they left it; small_completion.cpp).
+extern uint64_t g_entries;
 void update_attention();
 void enter_slow();  // polls control messages, advances modes, completes orphans
 void leave_slow();  // ends Restore once the hook no longer uses the replay log
@@ -24,6 +27,7 @@ class Entry {
  public:
   // Forced inline: every wrapper opens one, and the generated wrappers make a large unit.
   [[gnu::always_inline]] Entry() : outermost_(g_depth++ == 0) {
+    ++g_entries;
     if (!outermost_) return;
     g_hook_first_call = state().next_call;
     if (g_attention) enter_slow();

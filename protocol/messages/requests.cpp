@@ -162,6 +162,7 @@ void invalid_request(MPI_Request handle) {
 
 std::vector<size_t> g_free_slots;
 size_t g_lane_in_use = 0;
+uint64_t g_lane_changes = 0;
 SmallSlots g_small_slots;
 
 void SmallSlots::grow() {

@@ -65,6 +65,9 @@ extern SmallSlots g_small_slots;
 // blocking call from lending bytes next to its buffer (borrowed_header.hpp). Every entry
 // enters the lane by mark_lane and leaves it by leave_lane (release_small_slot calls it).
 extern size_t g_lane_in_use;
+// Slots the lane took or gave back so far (with layer.hpp's g_entries: whether a lane entry can
+// have changed since a wrapper last looked at it).
+extern uint64_t g_lane_changes;
 [[gnu::always_inline]] inline void mark_lane(Request &r) {
   r.small = true;
   ++g_lane_in_use;
@@ -95,6 +98,7 @@ MPI_Request new_request_elsewhere(Request::Kind kind, Request **out);
 }
 // An entry for the small-message lane, which sets every field it uses.
 [[gnu::always_inline]] inline MPI_Request take_small_slot(Request::Kind kind, Request **out) {
+  ++g_lane_changes;  // (new_request may grow the table, which moves its entries)
   if (g_small_slots.empty()) return new_request(kind, out);
   const SmallSlot slot = g_small_slots.pop();
   slot.entry->kind = kind;
@@ -109,6 +113,7 @@ MPI_Request new_request_elsewhere(Request::Kind kind, Request **out);
   r.active = false;
   leave_lane(r);
   r.real = MPI_REQUEST_NULL;
+  ++g_lane_changes;
   g_small_slots.push(&r, handle);
   handle = MPI_REQUEST_NULL;
 }

@@ -1,5 +1,7 @@
 #include "messages/small_completion.hpp"
 
+#include <cstring>
+
 #include "hooks/fast_paths.hpp"
 #include "mpi_hooks.hpp"
 
@@ -13,6 +15,9 @@
 #include "modes/epochs.hpp"
 
 namespace c3::mpi {
+
+uint64_t g_set_gathers = 0;
+
 namespace {
 
 // What a completed receive must carry to need nothing but counting: its header inline (not a
@@ -248,25 +253,76 @@ SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]
 
 namespace {
 
-// Fills `set` for the `count` handles of a call; false when one is neither MPI_REQUEST_NULL nor a
-// live request of the lane, when none is active, or when a receive elsewhere may need c3 to post
-// its payload meanwhile.
+// The set of the last MPI_Waitsome, _Testany, _Testsome or _Testall the lane did, kept while no
+// lane entry can have changed: a program that polls a window calls again and again with the
+// same handles, and gathering them anew touched one table entry per handle on every call.
+// `reals` are MPICH's requests as these calls leave them (MPICH sets a completed one to
+// MPI_REQUEST_NULL there itself).
+struct PolledSet {
+  bool valid = false;
+  uint64_t stamp = 0;  // lane_stamp() when gathered or last brought up to date
+  int count = 0;
+  int active = 0;  // handles not MPI_REQUEST_NULL
+  MPI_Request handles[fast::kMaxRequests];
+  Request *reqs[fast::kMaxRequests];
+  MPI_Request reals[fast::kMaxRequests];
+};
+PolledSet g_polled;
+
+// Changes whenever a lane entry may have: a slot taken or given back, any hook run, the table
+// cleared (each count only grows).
+inline uint64_t lane_stamp() { return g_entries + g_lane_changes + RequestTable::clears(); }
+
+// Points `set` at the polled set for the `count` handles of a call, gathering it unless it is
+// the one kept; false when a handle is neither MPI_REQUEST_NULL nor a live request of the lane,
+// when none is active, or when a receive elsewhere may need c3 to post its payload meanwhile.
 bool gather_set(int count, const MPI_Request handles[], SmallSet &set) {
   if (split::must_poll()) return false;
+  PolledSet &p = g_polled;
+  set.reqs = p.reqs;
+  set.reals = p.reals;
   const size_t entries = state().requests.size();
-  bool any = false;
+  if (p.valid && p.stamp == lane_stamp() && p.count == count &&
+      std::memcmp(p.handles, handles, sizeof(MPI_Request) * size_t(count)) == 0)
+    return p.active > 0;
+  p.valid = false;
+  ++g_set_gathers;
+  int active = 0;
   for (int i = 0; i < count; ++i) {
     Request *r = nullptr;
     if (handles[i] != MPI_REQUEST_NULL) {
       r = small_request(handles[i], entries);
       if (r == nullptr) return false;
-      any = true;
+      ++active;
     }
-    set.reqs[i] = r;
-    set.reals[i] = r ? r->real : MPI_REQUEST_NULL;
+    p.handles[i] = handles[i];
+    p.reqs[i] = r;
+    p.reals[i] = r ? r->real : MPI_REQUEST_NULL;
   }
-  return any;
+  p.valid = true;
+  p.stamp = lane_stamp();
+  p.count = count;
+  p.active = active;
+  return active > 0;
 }
+
+// The MPICH call of a set, between `before` (lane_stamp() before it) and now: if anything else
+// changed a lane entry meanwhile (a callback MPICH ran, say an error handler of the program's
+// that made calls of its own), the polled set is gathered anew next time.
+inline void polled_after_mpich(uint64_t before) {
+  if (lane_stamp() != before) g_polled.valid = false;
+}
+// The polled set's entry `i` was handed out, its slot given back (and the program's handle
+// set to MPI_REQUEST_NULL): so is the set's.
+inline void polled_handed_out(int i) {
+  g_polled.handles[i] = MPI_REQUEST_NULL;
+  g_polled.reqs[i] = nullptr;
+  --g_polled.active;
+}
+// After a call's hand-outs, which changed the lane: the set is as the program's handles are.
+inline void polled_current() { g_polled.stamp = lane_stamp(); }
+// After a completion the general path takes over.
+inline void polled_forget() { g_polled.valid = false; }
 
 }  // namespace
 
@@ -277,9 +333,11 @@ SmallWait test_any_small(int count, MPI_Request handles[], int &index, int &flag
   reported = MPI_Status{};  // MPICH sets MPI_ERROR only on errors
   int i = MPI_UNDEFINED;
   flag = 0;
+  const uint64_t before = lane_stamp();
   ++g_depth;  // inside the layer while in MPICH (the wrapper's inline path has no Entry)
   rc = PMPI_Testany(count, set.reals, &i, &flag, &reported);
   --g_depth;
+  polled_after_mpich(before);
   if (rc == MPI_SUCCESS && !flag) {  // all still in flight: nothing to hand out
     index = MPI_UNDEFINED;
     return SmallWait::Done;
@@ -288,8 +346,12 @@ SmallWait test_any_small(int count, MPI_Request handles[], int &index, int &flag
   set.completed[0] = i;
   if (rc != MPI_SUCCESS) reported.MPI_ERROR = rc;  // as test_request hands it on
   if (rc != MPI_SUCCESS || i == MPI_UNDEFINED ||
-      !finish_one(*set.reqs[i], handles[i], status, reported))
+      !finish_one(*set.reqs[i], handles[i], status, reported)) {
+    polled_forget();
     return SmallWait::General;
+  }
+  polled_handed_out(i);
+  polled_current();
   index = i;
   return SmallWait::Done;
 }
@@ -298,23 +360,33 @@ SmallWait some_small(bool wait, int count, MPI_Request handles[], int &outcount,
                      MPI_Status statuses[], SmallSet &set, int &rc) {
   if (!gather_set(count, handles, set)) return SmallWait::NotSmall;
   int got = 0;
+  const uint64_t before = lane_stamp();
   ++g_depth;
   rc = wait ? PMPI_Waitsome(count, set.reals, &got, indices, set.reported)
             : PMPI_Testsome(count, set.reals, &got, indices, set.reported);
   --g_depth;
+  polled_after_mpich(before);
   set.completed = indices;
   set.done = got == MPI_UNDEFINED ? 0 : got;
-  if (rc != MPI_SUCCESS) return SmallWait::General;  // each status says what failed
+  if (rc != MPI_SUCCESS) {  // each status says what failed
+    polled_forget();
+    return SmallWait::General;
+  }
   // MPICH sets MPI_ERROR only on errors; every completion's goes on if one needs more.
   for (int j = 0; j < set.done; ++j) set.reported[j].MPI_ERROR = MPI_SUCCESS;
   const PlainArrival plain;
   for (int j = 0; j < set.done; ++j)
-    if (!plain_completion(*set.reqs[indices[j]], set.reported[j], plain)) return SmallWait::General;
+    if (!plain_completion(*set.reqs[indices[j]], set.reported[j], plain)) {
+      polled_forget();
+      return SmallWait::General;
+    }
   std::vector<uint64_t> &received = received_now();
   for (int j = 0; j < set.done; ++j) {
     const int i = indices[j];
     hand_out(*set.reqs[i], handles[i], status_at(statuses, j), set.reported[j], received);
+    polled_handed_out(i);
   }
+  polled_current();
   outcount = set.done;
   return SmallWait::Done;
 }
@@ -323,13 +395,16 @@ SmallWait test_all_small(int count, MPI_Request handles[], int &flag, MPI_Status
                          SmallSet &set, int &rc) {
   if (!gather_set(count, handles, set)) return SmallWait::NotSmall;
   int all = 0;
+  const uint64_t before = lane_stamp();
   ++g_depth;
   rc = PMPI_Testall(count, set.reals, &all, set.reported);
   --g_depth;
+  polled_after_mpich(before);
   if (rc == MPI_SUCCESS && !all) {  // MPICH completed none of them
     flag = 0;
     return SmallWait::Done;
   }
+  polled_forget();  // all of them completed (the program starts another set), or one failed
   // MPICH freed what it completed: all of them, or after an error those not pending.
   const PlainArrival plain;
   bool general = rc != MPI_SUCCESS;

@@ -46,12 +46,13 @@ SmallWait wait_small(MPI_Request &handle, MPI_Status *status, MPI_Status &report
 // `reported` and rc go to the general completion as with wait_small.
 SmallWait test_small(MPI_Request &handle, int &flag, MPI_Status *status, MPI_Status &reported,
                      int &rc);
-// The requests of an MPI_Waitsome, _Testany, _Testsome or _Testall, kept at the
-// program's indices in arrays with room for `count` entries (the wrapper's stack): the lane's
-// request and its MPICH request, or null and MPI_REQUEST_NULL for the program's
-// MPI_REQUEST_NULL. `reported` is MPICH's statuses, one per completion (MPI_Testall's per
-// index, packed per completion before the general completion takes them), `completed` the
-// indices MPICH completed (`done` of them).
+// The requests of an MPI_Waitsome, _Testany, _Testsome or _Testall, at the program's indices:
+// the lane's request and its MPICH request, or null and MPI_REQUEST_NULL for the program's
+// MPI_REQUEST_NULL. The calls point `reqs` and `reals` at the lane's polled set, which is kept
+// from one call to the next while no lane entry changes (a program polling one window gathers it
+// once). `reported` is MPICH's statuses, one per completion (MPI_Testall's per index, packed per
+// completion before the general completion takes them), `completed` the indices MPICH completed
+// (`done` of them); both have room for `count` entries (the wrapper's stack).
 struct SmallSet {
   Request **reqs;
   MPI_Request *reals;
@@ -69,6 +70,8 @@ SmallWait some_small(bool wait, int count, MPI_Request handles[], int &outcount,
                      MPI_Status statuses[], SmallSet &set, int &rc);
 SmallWait test_all_small(int count, MPI_Request handles[], int &flag, MPI_Status statuses[],
                          SmallSet &set, int &rc);
+// Sets the four calls above gathered anew rather than kept (the tests' evidence).
+extern uint64_t g_set_gathers;
 // After SmallWait::General: the requests, done in MPICH with result `rc`, go to the general
 // completion (a failed call of sends only ends the job with MPI's reason).
 void hand_to_general(const SmallRequests &small, int rc);

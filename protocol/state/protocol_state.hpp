@@ -319,7 +319,11 @@ class RequestTable {
   void clear() {
     chunks_.clear();
     size_ = 0;
+    ++clears_;
   }
+  // How often any table was cleared (assigned to, loaded): a reference into a table stays valid
+  // until then, however the table grows.
+  static uint64_t clears() { return clears_; }
 
   template <class Table, class Value>
   class Iterator {
@@ -356,6 +360,7 @@ class RequestTable {
   static constexpr size_t kChunkBits = 6, kChunk = size_t(1) << kChunkBits;
   std::vector<std::unique_ptr<Request[]>> chunks_;
   size_t size_ = 0;
+  static inline uint64_t clears_ = 0;
 };
 
 struct Signature {

@@ -34,6 +34,11 @@ bool have_two_ranks() {
   return false;
 }
 
+int pair_peer() {
+  if (!have_two_ranks() || world_rank() > 1) return -1;
+  return 1 - world_rank();
+}
+
 ChildResult run_child(const std::string &scenario) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");

@@ -12,12 +12,14 @@
 #include "modes/epochs.hpp"
 #include "nondet/nondet.hpp"
 #include "messages/piggyback.hpp"
+#include "messages/small_completion.hpp"
 #include "unit_support.hpp"
 
 using namespace c3::mpi;
 namespace pb = c3::mpi::piggyback;
 using c3::mpi::test::StateGuard;
 using c3::mpi::test::have_two_ranks;
+using c3::mpi::test::pair_peer;
 using c3::mpi::test::world_rank;
 using c3::mpi::test::world_size;
 
@@ -178,10 +180,9 @@ TEST_CASE("two ranks: a late message is logged with its payload", "[two_ranks][r
 
 TEST_CASE("two ranks: MPI_Waitall over small messages finishes them in place",
           "[two_ranks][requests]") {
-  if (!have_two_ranks()) return;
-  const int me = world_rank();
-  if (me > 1) return;
-  const int peer = 1 - me;
+  const int peer = pair_peer();
+  if (peer < 0) return;
+  const int me = 1 - peer;
   StateGuard guard;
   const size_t live_before = state().requests.size() - g_free_slots.size() - g_small_slots.size();
   const int sizes[3] = {1, 100, 2000};  // ints: inline, in a slot's own bounce, a spare bounce
@@ -198,12 +199,12 @@ TEST_CASE("two ranks: MPI_Waitall over small messages finishes them in place",
         out[size_t(j)].assign(size_t(n), 0);
         for (int i = 0; i < n; ++i) out[size_t(j)][size_t(i)] = me * 100000 + j * 1000 + i;
         in[size_t(j)].assign(size_t(n) + 1, -7);
-        REQUIRE(MPI_Irecv(in[size_t(j)].data(), n + 1, MPI_INT, peer, kTagBase + 40 + j,
+        REQUIRE(MPI_Irecv(in[size_t(j)].data(), n + 1, MPI_INT, peer, kTagBase + 300 + j,
                           MPI_COMM_WORLD, &rq[size_t(j)]) == MPI_SUCCESS);
       }
       rq[size_t(m)] = MPI_REQUEST_NULL;
       for (int j = 0; j < m; ++j)
-        REQUIRE(MPI_Isend(out[size_t(j)].data(), sizes[j % 3], MPI_INT, peer, kTagBase + 40 + j,
+        REQUIRE(MPI_Isend(out[size_t(j)].data(), sizes[j % 3], MPI_INT, peer, kTagBase + 300 + j,
                           MPI_COMM_WORLD, &rq[size_t(m + 1 + j)]) == MPI_SUCCESS);
       for (MPI_Request h : rq)
         if (h != MPI_REQUEST_NULL) CHECK(request_of(h).small);
@@ -215,7 +216,7 @@ TEST_CASE("two ranks: MPI_Waitall over small messages finishes them in place",
       CHECK(state().received[state().epoch & 3][size_t(peer)] == received_before + uint64_t(m));
       for (int j = 0; j < m; ++j) {
         check_arrival(in[size_t(j)], sizes[j % 3], peer * 100000 + j * 1000,
-                      with_statuses ? &st[size_t(j)] : nullptr, peer, kTagBase + 40 + j);
+                      with_statuses ? &st[size_t(j)] : nullptr, peer, kTagBase + 300 + j);
         if (!with_statuses) continue;
         CHECK(st[size_t(j)].MPI_ERROR == MPI_SUCCESS);          // MPI_Waitall sets it
         CHECK(st[size_t(m + 1 + j)].MPI_ERROR == MPI_SUCCESS);  // of sends too
@@ -309,12 +310,76 @@ int complete_some(Completer call, int n, MPI_Request rq[], MPI_Status st[]) {
 
 }  // namespace
 
+TEST_CASE("two ranks: a polled set of the lane is kept between calls until something changes it",
+          "[two_ranks][requests]") {
+  const int peer = pair_peer();
+  if (peer < 0) return;
+  const int me = 1 - peer;
+  StateGuard guard;
+  const int tag = kTagBase + 320;
+  for (Completer call : {Completer::Testany, Completer::Testsome, Completer::Testall}) {
+    for (bool reuse : {true, false}) {
+      // reuse: the first request completes elsewhere and its slot, under the same handle, holds
+      // a new receive; otherwise the program swaps its two handles between the calls.
+      INFO(call_name(call) << (reuse ? ", a slot reused" : ", handles swapped"));
+      int in[3] = {-7, -7, -7};
+      MPI_Request rq[2];
+      MPI_Status st[2];
+      REQUIRE(MPI_Irecv(&in[0], 1, MPI_INT, peer, tag, MPI_COMM_WORLD, &rq[0]) == MPI_SUCCESS);
+      REQUIRE(MPI_Irecv(&in[1], 1, MPI_INT, peer, tag + 1, MPI_COMM_WORLD, &rq[1]) == MPI_SUCCESS);
+      const MPI_Request first = rq[0];
+      const uint64_t gathers = g_set_gathers;
+      CHECK(complete_some(call, 2, rq, st) == 0);  // the peer sends only after the barrier
+      CHECK(complete_some(call, 2, rq, st) == 0);
+      CHECK(g_set_gathers == gathers + 1);  // the second call used the first one's set
+      REQUIRE(PMPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+      const int values[3] = {me * 10 + 1, me * 10 + 2, me * 10 + 3};
+      int expected_tags[2] = {tag + 2, tag + 1};
+      // A receive of MPICH's own (no c3 header), made where MPICH likely reuses the request the
+      // MPI_Wait below frees: a set kept from before would poll it in place of the new receive.
+      MPI_Request raw = MPI_REQUEST_NULL;
+      int raw_in = -7;
+      if (reuse) {
+        REQUIRE(MPI_Send(&values[0], 1, MPI_INT, peer, tag, MPI_COMM_WORLD) == MPI_SUCCESS);
+        REQUIRE(MPI_Wait(&rq[0], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(in[0] == peer * 10 + 1);
+        REQUIRE(PMPI_Irecv(&raw_in, 1, MPI_INT, peer, tag + 5, MPI_COMM_WORLD, &raw) ==
+                MPI_SUCCESS);
+        REQUIRE(MPI_Irecv(&in[2], 1, MPI_INT, peer, tag + 2, MPI_COMM_WORLD, &rq[0]) ==
+                MPI_SUCCESS);
+        REQUIRE(rq[0] == first);  // the handle the set holds, now of another request
+        REQUIRE(PMPI_Send(&values[0], 1, MPI_INT, peer, tag + 5, MPI_COMM_WORLD) == MPI_SUCCESS);
+        REQUIRE(MPI_Send(&values[2], 1, MPI_INT, peer, tag + 2, MPI_COMM_WORLD) == MPI_SUCCESS);
+      } else {
+        std::swap(rq[0], rq[1]);
+        expected_tags[1] = tag;
+        REQUIRE(MPI_Send(&values[0], 1, MPI_INT, peer, tag, MPI_COMM_WORLD) == MPI_SUCCESS);
+        expected_tags[0] = tag + 1;
+      }
+      REQUIRE(MPI_Send(&values[1], 1, MPI_INT, peer, tag + 1, MPI_COMM_WORLD) == MPI_SUCCESS);
+      for (MPI_Status &s : st) s = unset_status();
+      for (int done = 0; done < 2;) done += complete_some(call, 2, rq, st);
+      CHECK(g_set_gathers >= gathers + 2);  // gathered anew after the change
+      for (MPI_Request h : rq) CHECK(h == MPI_REQUEST_NULL);
+      CHECK(in[1] == peer * 10 + 2);
+      CHECK(in[reuse ? 2 : 0] == peer * 10 + (reuse ? 3 : 1));
+      for (int i = 0; i < 2; ++i) {
+        CHECK(st[i].MPI_TAG == expected_tags[i]);
+        CHECK(st[i].MPI_SOURCE == peer);
+      }
+      if (reuse) {
+        REQUIRE(PMPI_Wait(&raw, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(raw_in == peer * 10 + 1);
+      }
+    }
+  }
+}
+
 TEST_CASE("two ranks: the small-message lane (MPI_Isend, MPI_Irecv, MPI_Waitall before the Entry)",
           "[two_ranks][requests]") {
-  if (!have_two_ranks()) return;
-  const int me = world_rank();
-  if (me > 1) return;
-  const int peer = 1 - me;
+  const int peer = pair_peer();
+  if (peer < 0) return;
+  const int me = 1 - peer;
   StateGuard guard;
   auto live = [] { return state().requests.size() - g_free_slots.size() - g_small_slots.size(); };
   const size_t live_before = live();

@@ -47,5 +47,8 @@ int world_rank();
 int world_size();
 // Whether the job has a second rank; warns that the test is skipped if not.
 bool have_two_ranks();
+// For a test between ranks 0 and 1: the other one of them, or -1 where the test does not run
+// (a job of one rank, which have_two_ranks warns of, or a rank above 1).
+int pair_peer();
 
 }  // namespace c3::mpi::test
