@@ -98,7 +98,7 @@ MPI_Request new_request_elsewhere(Request::Kind kind, Request **out);
 }
 // An entry for the small-message lane, which sets every field it uses.
 [[gnu::always_inline]] inline MPI_Request take_small_slot(Request::Kind kind, Request **out) {
-  ++g_lane_changes;  // (new_request may grow the table, which moves its entries)
+  ++g_lane_changes;
   if (g_small_slots.empty()) return new_request(kind, out);
   const SmallSlot slot = g_small_slots.pop();
   slot.entry->kind = kind;

@@ -306,11 +306,18 @@ bool gather_set(int count, const MPI_Request handles[], SmallSet &set) {
   return active > 0;
 }
 
-// The MPICH call of a set, between `before` (lane_stamp() before it) and now: if anything else
-// changed a lane entry meanwhile (a callback MPICH ran, say an error handler of the program's
-// that made calls of its own), the polled set is gathered anew next time.
-inline void polled_after_mpich(uint64_t before) {
+// The MPICH call of a set (`call` returns its result), inside the layer (the wrapper's inline
+// path has no Entry). If anything else changed a lane entry meanwhile (a callback MPICH ran, say
+// an error handler of the program's that made calls of its own), the polled set is gathered anew
+// next time.
+template <class Call>
+int polled_in_mpich(Call call) {
+  const uint64_t before = lane_stamp();
+  ++g_depth;
+  const int rc = call();
+  --g_depth;
   if (lane_stamp() != before) g_polled.valid = false;
+  return rc;
 }
 // The polled set's entry `i` was handed out, its slot given back (and the program's handle
 // set to MPI_REQUEST_NULL): so is the set's.
@@ -333,11 +340,7 @@ SmallWait test_any_small(int count, MPI_Request handles[], int &index, int &flag
   reported = MPI_Status{};  // MPICH sets MPI_ERROR only on errors
   int i = MPI_UNDEFINED;
   flag = 0;
-  const uint64_t before = lane_stamp();
-  ++g_depth;  // inside the layer while in MPICH (the wrapper's inline path has no Entry)
-  rc = PMPI_Testany(count, set.reals, &i, &flag, &reported);
-  --g_depth;
-  polled_after_mpich(before);
+  rc = polled_in_mpich([&] { return PMPI_Testany(count, set.reals, &i, &flag, &reported); });
   if (rc == MPI_SUCCESS && !flag) {  // all still in flight: nothing to hand out
     index = MPI_UNDEFINED;
     return SmallWait::Done;
@@ -360,12 +363,10 @@ SmallWait some_small(bool wait, int count, MPI_Request handles[], int &outcount,
                      MPI_Status statuses[], SmallSet &set, int &rc) {
   if (!gather_set(count, handles, set)) return SmallWait::NotSmall;
   int got = 0;
-  const uint64_t before = lane_stamp();
-  ++g_depth;
-  rc = wait ? PMPI_Waitsome(count, set.reals, &got, indices, set.reported)
-            : PMPI_Testsome(count, set.reals, &got, indices, set.reported);
-  --g_depth;
-  polled_after_mpich(before);
+  rc = polled_in_mpich([&] {
+    return wait ? PMPI_Waitsome(count, set.reals, &got, indices, set.reported)
+                : PMPI_Testsome(count, set.reals, &got, indices, set.reported);
+  });
   set.completed = indices;
   set.done = got == MPI_UNDEFINED ? 0 : got;
   if (rc != MPI_SUCCESS) {  // each status says what failed
@@ -395,11 +396,7 @@ SmallWait test_all_small(int count, MPI_Request handles[], int &flag, MPI_Status
                          SmallSet &set, int &rc) {
   if (!gather_set(count, handles, set)) return SmallWait::NotSmall;
   int all = 0;
-  const uint64_t before = lane_stamp();
-  ++g_depth;
-  rc = PMPI_Testall(count, set.reals, &all, set.reported);
-  --g_depth;
-  polled_after_mpich(before);
+  rc = polled_in_mpich([&] { return PMPI_Testall(count, set.reals, &all, set.reported); });
   if (rc == MPI_SUCCESS && !all) {  // MPICH completed none of them
     flag = 0;
     return SmallWait::Done;
