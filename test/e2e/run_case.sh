@@ -357,7 +357,13 @@ interval)
   RESTART_MODE=latest
   if kill_and_restart after-commit:2 C3_INTERVAL="$seconds"; then
     expect_same out "$EXPECTED" "C3_INTERVAL=$seconds, killed after checkpoint 2, restarted"
-    expect_grep '^c3: checkpoint [0-9]+ committed' err.restart "the restart keeps taking checkpoints"
+    # Another checkpoint falls due in the restart for certain only if the run had at least two
+    # intervals of work left after its 2nd checkpoint (a restart may run faster than the run).
+    if [ "$n" -ge 4 ]; then
+      expect_grep '^c3: checkpoint [0-9]+ committed' err.restart "the restart keeps taking checkpoints"
+    else
+      echo "C3_INTERVAL=$seconds: $n checkpoints in the run, too few to expect one in its restart"
+    fi
   fi
   # Without C3_INTERVAL unforced pragmas take none.
   rm -rf ckpt
