@@ -352,9 +352,9 @@ TEST_CASE("two ranks: a polled set of the lane is kept between calls until somet
         REQUIRE(MPI_Send(&values[2], 1, MPI_INT, peer, tag + 2, MPI_COMM_WORLD) == MPI_SUCCESS);
       } else {
         std::swap(rq[0], rq[1]);
+        expected_tags[0] = tag + 1;
         expected_tags[1] = tag;
         REQUIRE(MPI_Send(&values[0], 1, MPI_INT, peer, tag, MPI_COMM_WORLD) == MPI_SUCCESS);
-        expected_tags[0] = tag + 1;
       }
       REQUIRE(MPI_Send(&values[1], 1, MPI_INT, peer, tag + 1, MPI_COMM_WORLD) == MPI_SUCCESS);
       for (MPI_Status &s : st) s = unset_status();
