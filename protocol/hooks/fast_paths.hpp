@@ -25,6 +25,8 @@
 
 #include "layer/layer.hpp"
 #include "messages/borrowed_header.hpp"
+#include "messages/payload_prepost.hpp"
+#include "messages/payload_window.hpp"
 #include "messages/piggyback.hpp"
 #include "messages/requests.hpp"
 #include "messages/small_completion.hpp"
@@ -203,7 +205,8 @@ template <class Call>
 [[gnu::always_inline]] inline bool fast_Send(const void *buf, int count, MPI_Datatype datatype,
                                              int dest, int tag, MPI_Comm comm, int &rc) {
   const int bytes = fast::builtin_bytes(count, datatype, int(piggyback::kBounceLimit));
-  if (comm != MPI_COMM_WORLD || bytes < 0 || !fast::quiet() || uint32_t(dest) >= uint32_t(rt().size))
+  if (comm != MPI_COMM_WORLD || bytes < 0 || !fast::quiet() ||
+      uint32_t(dest) >= uint32_t(rt().size) || payload_window::splits_all_to(dest))
     return false;
   ++g_depth;  // inside the layer while in MPICH
   rc = fast::send(buf, bytes, dest, tag, SendMode::Standard, fast::kWorldPath,
@@ -232,7 +235,8 @@ template <class Call>
                                               int dest, int tag, MPI_Comm comm,
                                               MPI_Request *request, int &rc) {
   const int bytes = fast::builtin_bytes(count, datatype, int(piggyback::kBounceLimit));
-  if (comm != MPI_COMM_WORLD || bytes < 0 || !fast::quiet() || uint32_t(dest) >= uint32_t(rt().size))
+  if (comm != MPI_COMM_WORLD || bytes < 0 || !fast::quiet() ||
+      uint32_t(dest) >= uint32_t(rt().size) || payload_window::splits_all_to(dest))
     return false;
   Request *r;
   const MPI_Request h = take_small_slot(Request::Kind::Send, &r);
@@ -259,7 +263,8 @@ template <class Call>
                                               int source, int tag, MPI_Comm comm,
                                               MPI_Request *request, int &rc) {
   const int capacity = fast::builtin_bytes(count, datatype, int(piggyback::kBounceLimit));
-  if (comm != MPI_COMM_WORLD || capacity < 0 || !fast::quiet() || source == MPI_PROC_NULL)
+  if (comm != MPI_COMM_WORLD || capacity < 0 || !fast::quiet() || source == MPI_PROC_NULL ||
+      prepost::diverting())
     return false;
   Request *r;
   const MPI_Request h = take_small_slot(Request::Kind::Recv, &r);

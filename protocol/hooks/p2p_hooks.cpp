@@ -9,6 +9,8 @@
 #include "handles/handles.hpp"
 #include "messages/message_registry.hpp"
 #include "messages/mpich_status.hpp"
+#include "messages/payload_prepost.hpp"
+#include "messages/payload_window.hpp"
 #include "messages/piggyback.hpp"
 #include "messages/requests.hpp"
 #include "messages/split_transfer.hpp"
@@ -104,8 +106,9 @@ MPI_Request make_recv(void *buf, int count, TypeArg type, int source, int tag, C
   if (state().mode != Mode::Restore && mode != SendMode::Buffered) {
     // Nothing to suppress: straight to MPI, without an entry in the request table.
     Request r;
-    count_sent(world_rank_of(comm.app, dest));
-    if (split::sends_split(comm.app, count, type.real))
+    const int world_dest = world_rank_of(comm.app, dest);
+    count_sent(world_dest);
+    if (split::sends_split(comm.app, world_dest, count, type.real))
       return split::send(buf, count, type.real, dest, tag, comm, mode, outgoing_header(), nullptr);
     piggyback::Wire w = piggyback::prepare_send(r, buf, count, type.real, outgoing_header());
     int rc = split::send_blocking(w.buf, w.count, w.type, dest, tag, comm.real, mode);
@@ -126,7 +129,8 @@ MPI_Request make_recv(void *buf, int count, TypeArg type, int source, int tag, C
   int bytes = 0;
   ShortPath p;
   if (mode != SendMode::Buffered && small_builtin(type.real, count, bytes) &&
-      short_path(comm, p) && dest >= 0 && dest < p.size)
+      short_path(comm, p) && dest >= 0 && dest < p.size &&
+      !payload_window::splits_all_to(world_of(p, dest)))
     return fast::send(buf, bytes, dest, tag, mode, p, borrowed::kStackUnknown);
   return blocking_send_general(buf, count, type, dest, tag, comm, mode);
 }
@@ -179,7 +183,8 @@ int nonblocking_send(const void *buf, int count, TypeArg type, int dest, int tag
   int bytes = 0;
   ShortPath p;
   if (mode != SendMode::Buffered && small_builtin(type.real, count, bytes) &&
-      short_path(comm, p) && dest >= 0 && dest < p.size && state().was_early.empty())
+      short_path(comm, p) && dest >= 0 && dest < p.size && state().was_early.empty() &&
+      !payload_window::splits_all_to(world_of(p, dest)))
     return fast_isend(buf, count, type, bytes, dest, tag, mode, p, request);
   Request *r = nullptr;
   MPI_Request h = make_send(buf, count, type, dest, tag, comm, mode, false, &r);
@@ -348,7 +353,7 @@ int on_Irecv(void *buf, int count, TypeArg datatype, int source, int tag, CommAr
   int capacity = 0;
   ShortPath p;
   if (small_builtin(datatype.real, count, capacity) && short_path(comm, p) &&
-      source != MPI_PROC_NULL)
+      source != MPI_PROC_NULL && !prepost::diverting())
     return fast_irecv(buf, count, datatype, capacity, source, tag, p, request);
   Request *r = nullptr;
   MPI_Request h = make_recv(buf, count, datatype, source, tag, comm, false, &r);
@@ -471,10 +476,11 @@ int fast::recv_unusual(void *buf, int capacity, int source, int tag, MPI_Status 
     const int error = s.MPI_ERROR;
     const CommArg comm{p.app, p.real};
     int32_t header = 0;
-    if (!split::must_poll() && !split::payloads_drained() &&
+    if (!split::must_poll() && !split::payloads_drained() && prepost::preposted_now() == 0 &&
         piggyback::decode_split_header(reinterpret_cast<const unsigned char *>(wire), header)) {
       // What the general completion does, without a request: no other receive can hold a
       // header of this pair, so the payload is received at once.
+      if (piggyback::split_flag(header)) prepost::marked_header(p.app, s.MPI_SOURCE, s.MPI_TAG);
       MPI_Status payload;
       split::receive_payload_now(buf, capacity, comm, s.MPI_SOURCE, s.MPI_TAG, payload);
       settle_earlier_wildcards(p.app, posting, payload.MPI_SOURCE, payload.MPI_TAG);

@@ -64,7 +64,7 @@ void stall(const std::vector<int> &senders, std::vector<int64_t> &announced) {
   // blocking collective.
   PMPI_Win_flush_all(g_window);
   for (size_t i = 0; i < fresh.size(); ++i)
-    announced[size_t(fresh[i])] = int64_t(words[i] & ~kStalled);
+    announced[size_t(fresh[i])] = int64_t(words[i] & kCountMask);
 }
 
 bool stalls(int sender) { return g_stalled[size_t(sender)] != 0; }
@@ -82,6 +82,17 @@ void release_all() {
       g_stalled[s] = 0;
     }
   g_stalled_count = 0;
+}
+
+void ask_splits_all(int sender) {
+  static const uint64_t bit = kSplitsAll;
+  PMPI_Accumulate(&bit, 1, MPI_UINT64_T, sender, rt().rank, 1, MPI_UINT64_T, MPI_BOR, g_window);
+}
+
+void unask_splits_all(int sender) {
+  static const uint64_t keep = ~kSplitsAll;
+  PMPI_Accumulate(&keep, 1, MPI_UINT64_T, sender, rt().rank, 1, MPI_UINT64_T, MPI_BAND, g_window);
+  PMPI_Win_flush(sender, g_window);
 }
 
 void took(int sender) { ++g_taken[size_t(sender)]; }

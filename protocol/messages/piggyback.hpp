@@ -39,17 +39,29 @@ inline bool read_header(int32_t header, int &colour, bool &logging) {
   return true;
 }
 
-// The split header: two marker bytes, then colour and logging bit as in the 4-byte header.
+// The split header: two marker bytes, then colour and logging bit as in the 4-byte header, and
+// kSplitsAll: the sender sends every message to this receiver split from now on (requested by the
+// receiver, payload_window.hpp), so a receive that matches a later message of the same source,
+// communicator and tag may post its payload's receive before the header comes (payload_prepost.hpp).
 constexpr int kSplitHeaderBytes = 3;
+constexpr int32_t kSplitsAll = 8;
 inline void encode_split_header(int32_t header, unsigned char out[kSplitHeaderBytes]) {
   out[0] = 0x5c;
   out[1] = 0x3b;
-  out[2] = static_cast<unsigned char>(header & 7);
+  out[2] = static_cast<unsigned char>(header & (7 | kSplitsAll));
 }
+// `header` gets the colour and logging bit, and kSplitsAll if the sender set it (strip it before
+// the header goes to the protocol: split_flag).
 inline bool decode_split_header(const unsigned char *in, int32_t &header) {
-  if (in[0] != 0x5c || in[1] != 0x3b || in[2] > 7) return false;
+  if (in[0] != 0x5c || in[1] != 0x3b || in[2] > (7 | kSplitsAll)) return false;
   header = kMarker | in[2];
   return true;
+}
+// Takes kSplitsAll out of a decoded split header; returns whether it was set.
+inline bool split_flag(int32_t &header) {
+  const bool all = (header & kSplitsAll) != 0;
+  header &= ~kSplitsAll;
+  return all;
 }
 
 struct Wire {
@@ -120,6 +132,15 @@ constexpr size_t kAlignSlack = 63;
 }
 [[gnu::always_inline]] inline const char *wire_of(const Request &r) {
   return r.bounce.data() + r.wire_at;
+}
+// The header's receive of a receive whose payload's receive is posted apart before its header
+// comes (payload_prepost.hpp): the split header fits the request's own small bounce, as would a
+// few bytes inline (a sender that ignored the ask; more would be cut short).
+constexpr int64_t kHeaderOnlyPayload = 16;
+inline Wire prepare_header_recv(Request &r, void *buf) {
+  char *wire = place_wire(r, buf, kHeaderOnlyPayload);
+  r.wire = MPI_DATATYPE_NULL;
+  return Wire{wire, int(kHeaderBytes + kHeaderOnlyPayload), MPI_BYTE};
 }
 // A bounce on the stack for a blocking call: kStackWire bytes, 64-byte aligned.
 constexpr size_t kStackWire = size_t(kHeaderBytes + kBounceLimit) + kAlignSlack;

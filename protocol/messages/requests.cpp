@@ -12,6 +12,7 @@
 #include "layer/layer.hpp"
 #include "messages/message_registry.hpp"
 #include "messages/mpich_status.hpp"
+#include "messages/payload_prepost.hpp"
 #include "messages/piggyback.hpp"
 #include "messages/split_transfer.hpp"
 #include "modes/epochs.hpp"
@@ -61,6 +62,7 @@ int cancel_request(Request &r) {
   if (r.payload_pending || r.split_send) return MPI_SUCCESS;
   if (r.replay_keep) return MPI_SUCCESS;  // the logged run's cancel failed
   if (r.kind == Request::Kind::Recv) r.cancel_asked = true;
+  if (r.preposted) return prepost::cancel(r);
   return r.real == MPI_REQUEST_NULL ? MPI_SUCCESS : PMPI_Cancel(&r.real);
 }
 
@@ -78,13 +80,21 @@ void complete_real_request(Request &r, MPI_Status &st) {
   split::header_stage_over(r);
   if (r.kind == Request::Kind::Recv) {
     const bool wildcard = r.peer == MPI_ANY_SOURCE || r.tag == MPI_ANY_TAG;
+    // Before an inline payload is copied into the buffer the early payload receive shares.
+    if (r.preposted && (st.MPI_ERROR != MPI_SUCCESS || status_cancelled(st) ||
+                        status_bytes(st) != piggyback::kSplitHeaderBytes))
+      prepost::withdraw(r);
     if (r.payload_pending) {
       // The payload of a split message: `st` is already what the program gets.
       r.payload_pending = false;
-      settle_earlier_wildcards(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
-      log_failed_cancel(r, message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, r.split_header,
-                                            reinterpret_cast<const void *>(r.buf), r.rtype,
-                                            status_bytes(st), wildcard, r.posting));
+      if (intra_epoch_in_run_mode(r.split_header)) {  // as an inline message's below
+        ++state().received[state().epoch & 3][size_t(world_rank_of(r.comm, st.MPI_SOURCE))];
+      } else {
+        settle_earlier_wildcards(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
+        log_failed_cancel(r, message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, r.split_header,
+                                              reinterpret_cast<const void *>(r.buf), r.rtype,
+                                              status_bytes(st), wildcard, r.posting));
+      }
     } else if (status_cancelled(st)) {
       if (state().mode == Mode::NonDetLog) state().log.cancelled[r.posting] = 1;
     } else if (st.MPI_ERROR != MPI_SUCCESS) {
@@ -174,6 +184,7 @@ void SmallSlots::grow() {
 void requests_restored() {
   auto &table = state().requests;
   rt().awaiting.clear();  // reposted receives count again
+  prepost::awaiting_cleared();
   g_free_slots.clear();
   g_small_slots.clear();
   g_lane_in_use = 0;  // a restored entry is not the lane's (`small` is not saved)
@@ -306,7 +317,7 @@ int start_send(Request &r) {
     r.done = true;
     return MPI_SUCCESS;
   }
-  const bool split = split::sends_split(r.comm, r.count, r.rtype);
+  const bool split = split::sends_split(r.comm, dest, r.count, r.rtype);
   if (r.send_mode == SendMode::Buffered && (split || piggyback::contiguous(r.rtype))) {
     // c3 buffers it: the payload is copied now and sent by an inner request that completes in
     // the background; the program's request is complete at once, as MPI_Bsend's is.
@@ -391,11 +402,14 @@ int start_recv(Request &r) {
       return MPI_SUCCESS;
     }
   }
-  piggyback::Wire w = piggyback::prepare_recv(r, reinterpret_cast<void *>(r.buf), r.count, r.rtype,
-                                              split::splits_large(r.comm));
+  const bool early = prepost::eligible(r);
+  piggyback::Wire w =
+      early ? piggyback::prepare_header_recv(r, reinterpret_cast<void *>(r.buf))
+            : piggyback::prepare_recv(r, reinterpret_cast<void *>(r.buf), r.count, r.rtype,
+                                      split::splits_large(r.comm));
   int rc = PMPI_Irecv(const_cast<void *>(w.buf), w.count, w.type, r.effective_source,
                       r.effective_tag, r.rcomm, &r.real);
-  if (rc == MPI_SUCCESS) split::header_stage_started(r);
+  if (rc == MPI_SUCCESS) split::header_stage_started(r, early);
   return rc;
 }
 

@@ -12,6 +12,7 @@
 #include "layer/layer.hpp"
 #include "messages/message_registry.hpp"
 #include "messages/mpich_status.hpp"
+#include "messages/payload_prepost.hpp"
 #include "messages/payload_window.hpp"
 #include "messages/piggyback.hpp"
 #include "messages/requests.hpp"
@@ -20,17 +21,19 @@
 namespace c3::mpi::split {
 namespace {
 
-// The split header of each header value (colour and logging bit): sends read it from here, so
-// it outlives every send of it.
+// The split header of each header value (colour, logging bit and piggyback::kSplitsAll): sends
+// read it from here, so it outlives every send of it.
 struct SplitHeaders {
-  unsigned char wire[8][piggyback::kSplitHeaderBytes];
+  static constexpr int kValues = 16;
+  unsigned char wire[kValues][piggyback::kSplitHeaderBytes];
   SplitHeaders() {
-    for (int h = 0; h < 8; ++h) piggyback::encode_split_header(piggyback::kMarker | h, wire[h]);
+    for (int h = 0; h < kValues; ++h)
+      piggyback::encode_split_header(piggyback::kMarker | h, wire[h]);
   }
 };
 const unsigned char *split_header_wire(int32_t header) {
   static const SplitHeaders headers;
-  return headers.wire[header & 7];
+  return headers.wire[header & (SplitHeaders::kValues - 1)];
 }
 
 // Headers in flight. Sent nonblocking: to itself a rank's send completes only once received.
@@ -90,6 +93,17 @@ bool take_drained(MPI_Comm bulk, int source, int tag, std::string &payload) {
   --g_drained_count;
   return true;
 }
+
+}  // namespace
+
+void put_back_drained(MPI_Comm app, int source, int tag, std::vector<std::string> &&payloads) {
+  auto &queue = g_drained[{bulk_of(app), source, tag}];
+  queue.insert(queue.begin(), std::make_move_iterator(payloads.begin()),
+               std::make_move_iterator(payloads.end()));
+  g_drained_count += payloads.size();
+}
+
+namespace {
 
 const std::string *peek_drained(MPI_Comm bulk, int source, int tag) {
   if (g_drained_count == 0) return nullptr;
@@ -219,16 +233,21 @@ MPI_Comm make_bulk(MPI_Comm real) {
   return bulk;
 }
 
-bool sends_split(MPI_Comm comm, int count, MPI_Datatype type) {
-  return splits_large(comm) && piggyback::payload_bytes(count, type) > piggyback::kBounceLimit;
+bool sends_split(MPI_Comm comm, int world_dest, int count, MPI_Datatype type) {
+  return splits_large(comm) && (piggyback::payload_bytes(count, type) > piggyback::kBounceLimit ||
+                                payload_window::splits_all_to(world_dest));
 }
 
 int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, CommArg comm,
          SendMode mode, int32_t header, MPI_Request *request) {
   if (!g_payload_copies.empty()) reap_payload_copies();
+  const int receiver = world_rank_of(comm.app, dest);
+  // This and every later message to the receiver travel split: it may post their payloads'
+  // receives early (payload_prepost.hpp).
+  if (payload_window::splits_all_to(receiver)) header |= piggyback::kSplitsAll;
   // Counted before the payload goes out: a receiver that stalls this rank from now on waits for
   // it, and one that did already gets a copy (payload_window.hpp).
-  if (payload_window::announce(world_rank_of(comm.app, dest)))
+  if (payload_window::announce(receiver))
     return send_copied(buf, count, type, dest, tag, comm, mode, header, request);
   MPI_Request header_request = MPI_REQUEST_NULL;
   int rc = PMPI_Isend(split_header_wire(header), piggyback::kSplitHeaderBytes, MPI_BYTE, dest,
@@ -246,6 +265,7 @@ void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before
                              const Request *except) {
   // Any such receive is matched already (else it would have taken this header), so waiting for
   // it ends as soon as its own message is in.
+  if (rt().awaiting.empty() || rt().awaiting.begin()->posting >= before_posting) return;
   std::vector<Request *> earlier;
   for (const auto &[posting, q] : rt().awaiting) {
     if (posting >= before_posting) break;
@@ -271,10 +291,16 @@ void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before
 }
 
 void post_payload_receive(Request &r, int source, int tag, int32_t header) {
+  // A preposted receive's triple is marked already.
+  if (piggyback::split_flag(header) && !r.preposted) prepost::marked_header(r.comm, source, tag);
   settle_earlier_receives(r.comm, source, tag, r.posting, &r);
-  leave_lane(r);  // the payload lands in the program's buffer
   r.payload_pending = true;
   r.split_header = header;
+  if (r.preposted) {  // still: an earlier receive's withdrawal may have taken its payload
+    prepost::header_came(r);
+    return;
+  }
+  leave_lane(r);  // the payload lands in the program's buffer
   const MPI_Comm bulk = bulk_of(r.comm);
   std::string drained;
   if (take_drained(bulk, source, tag, drained)) {
@@ -315,6 +341,7 @@ void match_payload(CommArg comm, MPI_Message *message, MPI_Status &st) {
   if (!piggyback::decode_split_header(wire, header))
     fatal("a message from rank " + std::to_string(source) +
           " carries no c3 header: build every rank with c3cc");
+  if (piggyback::split_flag(header)) prepost::marked_header(comm.app, source, tag);
   settle_earlier_receives(comm.app, source, tag, UINT64_MAX, nullptr);
   const MPI_Comm bulk = bulk_of(comm.app);
   std::string drained;
@@ -341,17 +368,20 @@ bool receive_drained(MPI_Message &message, Request &r) {
   return true;
 }
 
-void header_stage_started(Request &r) {
-  if (!splits_large(r.comm) || piggyback::payload_bytes(r.count, r.rtype) <= piggyback::kBounceLimit)
-    return;
+void header_stage_started(Request &r, bool early) {
+  if (!splits_large(r.comm)) return;
+  const bool large = early || piggyback::payload_bytes(r.count, r.rtype) > piggyback::kBounceLimit;
+  if (!large && !prepost::diverting()) return;
   r.awaits_header = true;
   rt().awaiting.insert(r.posting, &r);
+  prepost::started(r, large, early);
 }
 
 void header_stage_over(Request &r) {
   if (!r.awaits_header) return;
   r.awaits_header = false;
   rt().awaiting.erase(r.posting, &r);
+  prepost::stage_over(r);
 }
 
 void end_stall() {
@@ -479,6 +509,7 @@ size_t header_sends_kept() { return g_header_sends.size(); }
 void setup() {
   PMPI_Comm_dup(MPI_COMM_WORLD, &rt().bulk);
   payload_window::create();
+  prepost::setup();
 }
 
 void teardown() {
@@ -499,6 +530,7 @@ void teardown() {
   g_drained.clear();
   g_drained_count = 0;
   g_drained_messages.clear();
+  prepost::teardown();
   payload_window::release_all();
   payload_window::destroy();
   if (rt().bulk != MPI_COMM_NULL) PMPI_Comm_free(&rt().bulk);

@@ -10,8 +10,11 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "handles/handle_args.hpp"
+#include "messages/payload_prepost.hpp"
 #include "state/protocol_state.hpp"
 
 namespace c3::mpi::split {
@@ -29,8 +32,9 @@ MPI_Comm make_bulk(MPI_Comm real);
 inline bool splits_large(MPI_Comm comm) {
   return comm == MPI_COMM_WORLD ? rt().bulk != MPI_COMM_NULL : bulk_of(comm) != MPI_COMM_NULL;
 }
-// Whether a send of (count, type) on `comm` travels split.
-bool sends_split(MPI_Comm comm, int count, MPI_Datatype type);
+// Whether a send of (count, type) on `comm` to world rank `world_dest` travels split: a large
+// one, or any to a receiver that asked for every message split (payload_window.hpp).
+bool sends_split(MPI_Comm comm, int world_dest, int count, MPI_Datatype type);
 
 // Sends the header, then starts the payload (`request`) or sends it (`request` null). A buffered
 // send comes here as c3's packed copy (MPI_PACKED, standard mode). Towards a receiver that
@@ -47,6 +51,10 @@ void post_payload_receive(Request &r, int source, int tag, int32_t header);
 // those can get a split header: a message bigger than a receive's buffer is an error anyway.)
 void settle_earlier_receives(MPI_Comm comm, int source, int tag, uint64_t before_posting,
                              const Request *except);
+
+// Payloads a preposted receive took for a later one (payload_prepost.hpp) go before any other
+// drained payload of (source, tag) on `app`'s bulk, in order.
+void put_back_drained(MPI_Comm app, int source, int tag, std::vector<std::string> &&payloads);
 
 // Whether payloads that arrived before their headers were matched wait here (a stalled rank
 // took them: payload_window.hpp); post_payload_receive hands them out.
@@ -69,14 +77,17 @@ void match_payload(CommArg comm, MPI_Message *message, MPI_Status &st);
 bool receive_drained(MPI_Message &message, Request &r);
 
 // A receive whose header has not come yet may get a split header (a capacity above the bounce
-// limit on a communicator with a bulk): then only c3 can post its payload's receive, so while
-// one is pending c3 never blocks inside MPICH on the program's behalf; it polls and runs
-// progress() (a sender may be blocked until then), and before a call that blocks inside MPICH
-// without c3 (a collective, a communicator creation) it stalls the possible senders
-// (stall_senders).
-void header_stage_started(Request &r);  // a table receive was posted
+// limit on a communicator with a bulk; any receive there once this rank asked a sender to split
+// everything, payload_prepost.hpp): then only c3 can post its payload's receive, unless it was
+// preposted. So while one that was not is pending, c3 never blocks inside MPICH on the
+// program's behalf; it polls and runs progress() (a sender may be blocked until then), and
+// before a call that blocks inside MPICH without c3 (a collective, a communicator creation) it
+// stalls the possible senders (stall_senders).
+// A table receive was posted; `early`: its header's receive is prepare_header_recv's and its
+// payload's receive goes out now (prepost::eligible).
+void header_stage_started(Request &r, bool early = false);
 void header_stage_over(Request &r);     // its header came, or it ended otherwise
-inline bool must_poll() { return !rt().awaiting.empty(); }
+inline bool must_poll() { return prepost::unprepared() != 0; }
 // Completes the receives whose header came, posting payload receives.
 void complete_arrived_headers();
 inline void progress() {

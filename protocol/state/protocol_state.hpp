@@ -248,6 +248,10 @@ struct RequestFields {
   bool cancel_asked = false;     // receive: the program called MPI_Cancel on this activation (saved)
   bool replay_keep = false;      // restart: MPI_Cancel of this receive failed in the logged run
   bool awaits_header = false;    // receive: may get a split header (split::must_poll)
+  // receive awaiting its header whose payload's receive is posted already, as payload_real
+  // (messages/payload_prepost.hpp)
+  bool preposted = false;
+  MPI_Request payload_real = MPI_REQUEST_NULL;
   // Posted by the small-message path (built-in type, header inline in `bounce`, not persistent,
   // never cancelled): MPI_Waitall may complete it without the general path (not saved).
   bool small = false;

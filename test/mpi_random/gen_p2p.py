@@ -57,8 +57,9 @@ KINDS = {
     "ring": "ring shift over all ranks, several rounds (Sendrecv, _replace, Isend, persistent)",
     "farm": "task farm: a master hands out tasks to whichever worker asks (ANY_SOURCE)",
     "gather": "fenced gather: a master receives with MPI_ANY_SOURCE and MPI_ANY_TAG",
+    "stream": "windows of exact receives on one tag from one sender, mixed sizes",
 }
-KIND_WEIGHTS = {"seq": 26, "nb": 34, "ring": 16, "farm": 12, "gather": 12}
+KIND_WEIGHTS = {"seq": 24, "nb": 30, "ring": 14, "farm": 10, "gather": 10, "stream": 12}
 
 # Features --avoid can leave out (to narrow down a failure).
 FEATURES = {
@@ -141,15 +142,18 @@ class Step:
     def special_tag(self, offset):
         return self.index * TAGS_PER_STEP + offset
 
-    def random_count(self, cap=20000):
+    def count_among(self, brackets):
+        """An element count: 0 or uniform in one of the brackets ((up to, below r), ...), the
+        first whose r exceeds a uniform draw."""
         r = self.rng.random()
-        if r < 0.1:
-            return 0
-        if r < 0.55:
-            return self.rng.randint(1, 16)
-        if r < 0.85:
-            return self.rng.randint(17, 1500)
-        return self.rng.randint(1500, cap)
+        for (low, high), below in brackets:
+            if r < below:
+                return 0 if high == 0 else self.rng.randint(low, high)
+        raise AssertionError("brackets must end at 1.0")
+
+    def random_count(self, cap=20000):
+        return self.count_among((((0, 0), 0.1), ((1, 16), 0.55), ((17, 1500), 0.85),
+                                 ((1500, cap), 1.0)))
 
     def random_type(self):
         return self.rng.randrange(len(TYPES))
@@ -202,7 +206,7 @@ class Step:
         """A send that returns when its buffer may be reused (I* modes wait at once)."""
         if "bsend" in mode.lower():
             self.note_bsend(m)
-        c(f"send_one({ctype(m.ty)}, {m.count}, {m.dst}, {m.tag}, SEND_{mode.upper()});")
+        c(f"send_one({ctype(m.ty)}, {m.count}, {m.dst}, {m.tag}, SEND_{mode.upper()}, {m.round});")
 
     def send_mode(self, m, allow=("Send", "Ssend", "Bsend", "Isend", "Issend", "Ibsend")):
         modes = [x for x in allow if self.bsend_ok(m) or "bsend" not in x.lower()]
@@ -861,8 +865,76 @@ class GatherStep(Step):
                 c(f"token_send({w}, {done});")
 
 
+class StreamStep(Step):
+    """A stream from one rank to another on one tag: windows of exact nonblocking receives, each
+    as large as the window's largest message, for messages of mixed sizes sent in order (c3
+    posts such receives' payload receives before their headers once the sender splits every
+    message to that receiver). The receiver completes a window in posting order, so messages of
+    the one tag are checked in send order; the sender sends one by one, in every blocking mode,
+    or a window of nonblocking sends it completes any way. Deadlock-free: a window's receives are
+    all posted before any of them is waited for."""
+
+    kind = "stream"
+
+    def stream_count(self):
+        return self.count_among((((0, 0), 0.15), ((1, 64), 0.45), ((65, 2048), 0.65),
+                                 ((2049, 12000), 1.0)))
+
+    def build(self):
+        rng = self.rng
+        src, dst = rng.sample(range(self.n), 2)
+        tag, ty = self.new_tag(), self.random_type()
+        windows = rng.randint(2, 5)
+        self.summary = f"stream {src} -> {dst} on one tag, {windows} windows"
+        cs, cd = self.code[src], self.code[dst]
+        sent = 0
+        for _ in range(windows):
+            k = rng.randint(1, 5)
+            msgs = [self.message(src, dst, tag=tag, ty=ty, count=self.stream_count(),
+                                 round_=sent + i) for i in range(k)]
+            sent += k
+            capacity = max(1, max(m.count for m in msgs))
+            cd.open("{")
+            cd(f"MPI_Request req[{k}];", f"MPI_Status sts[{k}];", f"struct slot sl[{k}];")
+            for i in range(k):
+                cd(f"sl[{i}] = recv_slot({ctype(ty)}, {capacity});")
+                cd(f"MPI_Irecv(sl[{i}].buffer, {capacity}, {mpitype(ty)}, {src}, {tag}, "
+                   f"MPI_COMM_WORLD, &req[{i}]);")
+            if rng.random() < 0.4:
+                self.point(dst, cd)
+            self.prog.max_requests = max(self.prog.max_requests, k)
+            if rng.random() < 0.5:
+                how = self.pick(["Waitall", "Testall"])
+                cd(f"complete({k}, req, sts, sl, DONE_{how.upper()}, {self.poll_flag()});")
+            else:  # one by one in posting order: each completes with the next message
+                for i in range(k):
+                    cd(f"MPI_Wait(&req[{i}], &sts[{i}]);", f"slot_done(&sl[{i}], &sts[{i}]);")
+            cd(f"for (int i = 0; i < {k}; ++i) slot_release(&sl[i], &req[i]);")
+            cd.close()
+            cs.open("{")
+            if rng.random() < 0.5:
+                for m in msgs:
+                    self.blocking_send(cs, m, self.send_mode(m))
+            else:
+                cs(f"MPI_Request req[{k}];", f"MPI_Status sts[{k}];", f"struct slot sl[{k}];")
+                for i, m in enumerate(msgs):
+                    mode = self.pick(["Isend", "Isend", "Issend"] +
+                                     (["Ibsend"] if self.bsend_ok(m) else []))
+                    if mode == "Ibsend":
+                        self.note_bsend(m)
+                    cs(f"sl[{i}] = send_slot({ctype(ty)}, {m.count}, {dst}, {tag});")
+                    cs(f"refill(sl[{i}].buffer, {ctype(ty)}, {m.count}, {dst}, {tag}, {m.round});")
+                    cs(f"MPI_{mode}(sl[{i}].buffer, {m.count}, {mpitype(ty)}, {dst}, {tag}, "
+                       f"MPI_COMM_WORLD, &req[{i}]);")
+                if rng.random() < 0.3:
+                    self.point(src, cs)
+                self.complete(cs, k)
+                cs(f"for (int i = 0; i < {k}; ++i) slot_release(&sl[i], &req[i]);")
+            cs.close()
+
+
 STEP_CLASSES = {"seq": SeqStep, "nb": NbStep, "ring": RingStep, "farm": FarmStep,
-                "gather": GatherStep}
+                "gather": GatherStep, "stream": StreamStep}
 
 
 class Program:
@@ -1250,8 +1322,8 @@ enum { RECV_RECV, RECV_IRECV_WAIT, RECV_IRECV_TEST, RECV_PROBE, RECV_MPROBE, REC
 enum { DONE_WAITALL, DONE_WAITANY, DONE_WAITSOME, DONE_TESTALL, DONE_TESTANY, DONE_TESTSOME, DONE_TEST };
 
 /* Sends one message; returns when its buffer may be reused. */
-HELPER void send_one(int type, int count, int dst, int tag, int mode) {
-  void *buffer = send_payload(type, count, dst, tag, 0);
+HELPER void send_one(int type, int count, int dst, int tag, int mode, int round) {
+  void *buffer = send_payload(type, count, dst, tag, round);
   MPI_Datatype t = mpi_type(type);
   MPI_Request request;
   switch (mode) {

@@ -7,7 +7,28 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include "messages/payload_prepost.hpp"
 #include "unit_support.hpp"
+
+namespace {
+
+// Each test starts as in a fresh job: no rank asked another to split every message
+// (messages/payload_prepost.hpp), whatever the tests before it posted.
+struct ForgetAsks : Catch::TestEventListenerBase {
+  using TestEventListenerBase::TestEventListenerBase;
+  void testCaseEnded(const Catch::TestCaseStats &) override {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized) return;
+    c3::mpi::prepost::forget_asks();
+    // No rank's next test sends before every ask of this one is taken back.
+    PMPI_Barrier(MPI_COMM_WORLD);
+  }
+};
+CATCH_REGISTER_LISTENER(ForgetAsks)
+
+}  // namespace
 
 int main(int argc, char **argv) {
   constexpr char kChildFlag[] = "--c3-child=";

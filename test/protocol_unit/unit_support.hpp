@@ -1,9 +1,12 @@
 // Shared helpers of the protocol unit tests: saving and restoring the protocol's global state
-// around a test, and running a scenario in a child process (for paths that end the process).
+// around a test, running a scenario in a child process (for paths that end the process), and
+// message buffers whose untouched bytes show.
 #pragma once
 #include <mpi.h>
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "layer/layer.hpp"
 #include "messages/message_registry.hpp"
@@ -13,6 +16,20 @@
 #include "state/protocol_state.hpp"
 
 namespace c3::mpi::test {
+
+using Bytes = std::vector<unsigned char>;
+
+// A receive buffer: `capacity` bytes of 0xee.
+inline Bytes buffer(size_t capacity) { return Bytes(capacity, 0xee); }
+
+// Whether `got` starts with `sent` and is untouched (0xee) after it.
+inline bool holds(const Bytes &got, const Bytes &sent) {
+  if (got.size() < sent.size()) return false;
+  if (!sent.empty() && std::memcmp(got.data(), sent.data(), sent.size()) != 0) return false;
+  for (size_t i = sent.size(); i < got.size(); ++i)
+    if (got[i] != 0xee) return false;
+  return true;
+}
 
 // The protocol state is process-global and MPI_Finalize still runs the protocol on it: every
 // test that changes it puts it back as it was (the request table's free-slot list included).
