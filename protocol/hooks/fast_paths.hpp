@@ -110,7 +110,8 @@ inline constexpr ShortPath kWorldPath{MPI_COMM_WORLD, MPI_COMM_WORLD, nullptr, 0
 // `buf` or through a bounce as send's; `s` is the status to fill (the caller's, or its own for
 // MPI_STATUS_IGNORE). Above 8 KiB of capacity (on a communicator whose large messages travel
 // split) a message of up to 8 KiB comes this way, a larger one as a split header whose payload
-// recv_unusual receives.
+// recv_unusual receives (so does any message from a sender this rank asked to split everything,
+// payload_prepost.hpp).
 [[gnu::always_inline]] inline int recv(void *buf, int capacity, int source, int tag,
                                        MPI_Status &s, const ShortPath &p, uintptr_t program_sp) {
   ProtocolState &st = state();

@@ -483,7 +483,7 @@ int fast::recv_unusual(void *buf, int capacity, int source, int tag, MPI_Status 
       if (piggyback::split_flag(header)) prepost::marked_header(p.app, s.MPI_SOURCE, s.MPI_TAG);
       MPI_Status payload;
       split::receive_payload_now(buf, capacity, comm, s.MPI_SOURCE, s.MPI_TAG, payload);
-      settle_earlier_wildcards(p.app, posting, payload.MPI_SOURCE, payload.MPI_TAG);
+      settle_earlier_matches(p.app, posting, payload.MPI_SOURCE, payload.MPI_TAG);
       message_received(p.app, payload.MPI_SOURCE, payload.MPI_TAG, header, buf, MPI_BYTE,
                        status_bytes(payload), source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG,
                        posting);
@@ -505,7 +505,7 @@ int fast::recv_unusual(void *buf, int capacity, int source, int tag, MPI_Status 
 void fast::recv_noted(void *buf, int64_t bytes, int source, int tag, const MPI_Status &s,
                       int32_t header, uint64_t posting, MPI_Comm comm) {
   Entry entry;
-  settle_earlier_wildcards(comm, posting, s.MPI_SOURCE, s.MPI_TAG);
+  settle_earlier_matches(comm, posting, s.MPI_SOURCE, s.MPI_TAG);
   message_received(comm, s.MPI_SOURCE, s.MPI_TAG, header, buf, MPI_BYTE, bytes,
                    source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG, posting);
 }

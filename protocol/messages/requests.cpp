@@ -30,15 +30,13 @@ void log_failed_cancel(const Request &r, bool replay_needs) {
 
 }  // namespace
 
-void settle_earlier_wildcards(MPI_Comm comm, uint64_t posting, int source, int tag) {
+void settle_earlier_matches(MPI_Comm comm, uint64_t posting, int source, int tag) {
   const Mode mode = state().mode;
   if (mode != Mode::NonDetLog && mode != Mode::RecvOnlyLog) return;
   std::vector<Request *> earlier;
   for (Request &q : state().requests)
     if (q.kind == Request::Kind::Recv && q.active && !q.done && q.posting < posting &&
-        q.comm == comm &&
-        (q.effective_source == MPI_ANY_SOURCE || q.effective_tag == MPI_ANY_TAG) &&
-        receive_may_take(q.effective_source, q.effective_tag, source, tag) &&
+        q.comm == comm && receive_may_take(q.effective_source, q.effective_tag, source, tag) &&
         q.real != MPI_REQUEST_NULL)
       earlier.push_back(&q);
   std::sort(earlier.begin(), earlier.end(),
@@ -90,7 +88,7 @@ void complete_real_request(Request &r, MPI_Status &st) {
       if (intra_epoch_in_run_mode(r.split_header)) {  // as an inline message's below
         ++state().received[state().epoch & 3][size_t(world_rank_of(r.comm, st.MPI_SOURCE))];
       } else {
-        settle_earlier_wildcards(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
+        settle_earlier_matches(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
         log_failed_cancel(r, message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, r.split_header,
                                               reinterpret_cast<const void *>(r.buf), r.rtype,
                                               status_bytes(st), wildcard, r.posting));
@@ -113,7 +111,7 @@ void complete_real_request(Request &r, MPI_Status &st) {
             ++state().received[state().epoch & 3][size_t(world_rank_of(r.comm, st.MPI_SOURCE))];
             break;
           }
-          settle_earlier_wildcards(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
+          settle_earlier_matches(r.comm, r.posting, st.MPI_SOURCE, st.MPI_TAG);
           log_failed_cancel(r, message_received(r.comm, st.MPI_SOURCE, st.MPI_TAG, header,
                                                 reinterpret_cast<const void *>(r.buf), r.rtype,
                                                 status_bytes(st), wildcard, r.posting));

@@ -146,11 +146,14 @@ void complete_real_request(Request &r, MPI_Status &st);
 // Same, then waits for the payload if a split header came.
 void finish_blocking(Request &r, MPI_Status &st);
 // A receive with posting id `posting` got a message from (source, tag) on `comm` while this rank
-// logs matches. Every wildcard receive posted before it that could have taken that message has a
-// message already (MPI matches in posting order): it is completed now, so its match is logged
-// first. Else a later receive could be pinned at restart while an earlier one, completed after
-// the log ended, stays free and takes the pinned receive's message.
-void settle_earlier_wildcards(MPI_Comm comm, uint64_t posting, int source, int tag);
+// logs matches. Every receive posted before it that could have taken that message has a message
+// already (MPI matches in posting order): it is completed now, so its match and its message, if
+// late, are logged first. Else a later receive could be pinned at restart while an earlier
+// wildcard one, completed after the log ended, stays free and takes the pinned receive's
+// message; and late messages of one (source, tag), which a restart hands out in log order, would
+// be logged out of their order when the program (or a split payload, which completes after its
+// header) finishes a later receive first.
+void settle_earlier_matches(MPI_Comm comm, uint64_t posting, int source, int tag);
 // MPI_Cancel of `r`: replays the logged run's outcome in Restore.
 int cancel_request(Request &r);
 bool test_request(Request &r);    // true when complete (r.done)
