@@ -53,6 +53,9 @@ void count_sent(int world_dest) { ++state().sent[size_t(world_dest)]; }
 
 namespace {
 
+
+}  // namespace
+
 std::string packed_payload(const void *buf, MPI_Datatype type, int64_t bytes) {
   if (piggyback::contiguous(type)) return std::string(static_cast<const char *>(buf), size_t(bytes));
   int size = 0, room = 0, position = 0;
@@ -64,8 +67,6 @@ std::string packed_payload(const void *buf, MPI_Datatype type, int64_t bytes) {
   out.resize(size_t(position));
   return out;
 }
-
-}  // namespace
 
 void deliver_late_message(const LateMessage &m, void *buf, int count, MPI_Datatype type,
                           MPI_Status &st) {

@@ -80,18 +80,6 @@ bool earlier_unprepared_may_take(const Request &r) {
   return false;
 }
 
-// The payload `r`'s payload receive took (its status `ps`) as the drained store keeps one: the
-// bytes a receive of MPI_PACKED would have got.
-std::string packed_payload(const Request &r, const MPI_Status &ps) {
-  int room = 0, used = 0;
-  PMPI_Pack_size(r.count, r.rtype, r.rcomm, &room);
-  std::string bytes(size_t(room), '\0');
-  PMPI_Pack(reinterpret_cast<const void *>(r.buf), r.count, r.rtype, bytes.data(), room, &used,
-            r.rcomm);
-  bytes.resize(size_t(status_bytes(ps)));
-  return bytes;
-}
-
 // Cancels r's payload receive; false if it took a payload first (`ps` its status).
 bool cancel_payload(Request &r, MPI_Status &ps) {
   ps = MPI_Status{};
@@ -103,12 +91,17 @@ bool cancel_payload(Request &r, MPI_Status &ps) {
   return status_cancelled(ps);
 }
 
+// An exact receive outside Restore (where receives are served from the log): one that may ask
+// its sender, or prepost.
+bool exact_outside_restore(const Request &r) {
+  return r.effective_source != MPI_ANY_SOURCE && r.effective_tag != MPI_ANY_TAG &&
+         state().mode != Mode::Restore;
+}
+
 }  // namespace
 
 bool eligible(const Request &r) {
-  if (!detail::g_asked_any || r.effective_source == MPI_ANY_SOURCE ||
-      r.effective_tag == MPI_ANY_TAG || state().mode == Mode::Restore ||
-      !split::splits_large(r.comm) ||
+  if (!detail::g_asked_any || !exact_outside_restore(r) || !split::splits_large(r.comm) ||
       piggyback::payload_bytes(r.count, r.rtype) <= piggyback::kBounceLimit ||
       split::payloads_drained() || !marked(Triple{r.comm, r.effective_source, r.effective_tag}))
     return false;
@@ -125,8 +118,7 @@ void started(Request &r, bool large, bool early) {
     ++g_preposted;
     return;
   }
-  if (large && r.effective_source != MPI_ANY_SOURCE && r.effective_tag != MPI_ANY_TAG &&
-      state().mode != Mode::Restore && !g_asked.empty()) {
+  if (large && exact_outside_restore(r) && !g_asked.empty()) {
     const int sender = world_rank_of(r.comm, r.effective_source);
     if (!g_asked[size_t(sender)] && !others_may_take_from(sender)) {
       payload_window::ask_splits_all(sender);
@@ -164,7 +156,8 @@ void withdraw(Request &r) {
   const int source = r.effective_source, tag = r.effective_tag;
   const int sender = world_rank_of(r.comm, source);
   std::vector<std::string> taken;
-  taken.push_back(packed_payload(r, ps));
+  taken.push_back(
+      packed_payload(reinterpret_cast<const void *>(r.buf), r.rtype, status_bytes(ps)));
   payload_window::took(sender);
   std::vector<Request *> later;
   for (const auto &entry : rt().awaiting) {
@@ -178,7 +171,8 @@ void withdraw(Request &r) {
     --g_preposted;
     ++g_unprepared;
     if (!cancel_payload(*q, ps)) {
-      taken.push_back(packed_payload(*q, ps));
+      taken.push_back(
+          packed_payload(reinterpret_cast<const void *>(q->buf), q->rtype, status_bytes(ps)));
       payload_window::took(sender);
     }
   }
