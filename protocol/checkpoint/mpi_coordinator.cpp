@@ -66,7 +66,7 @@ class MpiCoordinator final : public Coordinator {
     if (r.tainted_by)
       return std::string("the program called ") + r.tainted_by +
              ", whose effects c3 cannot restore yet";
-    if (!r.message_comms.empty())
+    if (!r.message_comms.empty() || !r.held_messages.empty())
       return "a message matched by MPI_Mprobe/MPI_Improbe has not been received yet";
     return {};
   }

@@ -1,9 +1,11 @@
 // MPI_Mprobe/MPI_Improbe and the receives of the messages they match. A matched message is
-// MPICH's until received, so no checkpoint is taken while one is outstanding (refusal()).
+// MPICH's or held by c3 until received; no checkpoint is taken while one is outstanding
+// (refusal()).
 #include <algorithm>
 #include <cstring>
 #include <map>
 
+#include "handles/handles.hpp"
 #include "layer/layer.hpp"
 #include "messages/message_registry.hpp"
 #include "messages/piggyback.hpp"
@@ -16,12 +18,37 @@
 namespace c3::mpi {
 namespace {
 
-// Messages from the checkpoint's log matched by a probe during Restore, by c3 message handle
-// (object type REQUEST, bit 25 set and bit 24 clear: never an MPICH handle, never a c3 request
-// handle, never a drained split message's, split_transfer.cpp).
-constexpr uint32_t kLoggedMessage = (0xbu << 26) | (1u << 25);
-std::map<MPI_Message, LateMessage> g_logged_messages;
-uint32_t g_next_logged = 1;
+// Handles of the messages c3 holds for the program (Runtime::held_messages): object type
+// REQUEST, bit 25 set and bit 24 clear: never an MPICH handle, never a c3 request handle, never a
+// drained split message's (split_transfer.cpp).
+constexpr uint32_t kHeldMessage = (0xbu << 26) | (1u << 25);
+uint32_t g_next_held = 1;
+
+MPI_Message hold(LateMessage m) {
+  const auto handle = MPI_Message(kHeldMessage | (g_next_held++ & ((1u << 24) - 1)));
+  rt().held_messages[handle] = std::move(m);
+  return handle;
+}
+
+// While logging, a matched message is received at once, so it is logged in matching order: after
+// the messages of receives posted before the probe (MPI gave them theirs first) and before those
+// of receives posted later, which may complete before the program's MPI_Mrecv. A restart's probe
+// takes the first logged message of its source and tag that no earlier receive took.
+void receive_while_logging(CommArg comm, MPI_Message *message, const MPI_Status &probed,
+                           MPI_Count bytes) {
+  settle_earlier_matches(comm.app, state().next_posting, probed.MPI_SOURCE, probed.MPI_TAG);
+  std::string payload(size_t(bytes), '\0');
+  const uint64_t posting = state().next_posting;  // the program's MPI_Mrecv takes this number
+  MPI_Status st{};
+  receive_matched(payload.data(), int(bytes), TypeArg{MPI_BYTE, MPI_BYTE}, message, nullptr, &st);
+  state().next_posting = posting;
+  LateMessage m;
+  m.comm = comm_gid(comm.app);
+  m.source = probed.MPI_SOURCE;
+  m.tag = probed.MPI_TAG;
+  m.payload = std::move(payload);
+  *message = hold(std::move(m));
+}
 
 int matching_probe(int source, int tag, CommArg comm, bool blocking, int *flag,
                    MPI_Message *message, MPI_Status *status) {
@@ -55,8 +82,7 @@ int matching_probe(int source, int tag, CommArg comm, bool blocking, int *flag,
   if (take_late_message(comm.app, source, tag, logged)) {
     if (pinned) probe_match_found(*pinned);
     make_status(st, logged.source, logged.tag, int64_t(logged.payload.size()));
-    *message = MPI_Message(kLoggedMessage | (g_next_logged++ & ((1u << 24) - 1)));
-    g_logged_messages[*message] = std::move(logged);
+    *message = hold(std::move(logged));
     if (flag) *flag = 1;
     copy_status_out(status, st);
     return MPI_SUCCESS;
@@ -79,6 +105,8 @@ int matching_probe(int source, int tag, CommArg comm, bool blocking, int *flag,
   if (found) before_logging_probe();
   if (found) probe_matched(call, comm.app, wanted_source, wanted_tag, st.MPI_SOURCE, st.MPI_TAG);
   log_outcome(call, found, {}, found ? st.MPI_SOURCE : 0, found ? st.MPI_TAG : 0, int64_t(bytes));
+  if (found && (state().mode == Mode::NonDetLog || state().mode == Mode::RecvOnlyLog))
+    receive_while_logging(comm, message, st, bytes);
   if (found) copy_status_out(status, st);
   return MPI_SUCCESS;
 }
@@ -97,14 +125,15 @@ int on_Improbe(int source, int tag, CommArg comm, int *flag, MPI_Message *messag
 
 namespace {
 
-// A message from the log: copied out at once, as MPI would have delivered it.
-bool receive_logged(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                    MPI_Status &st) {
-  auto it = g_logged_messages.find(*message);
-  if (it == g_logged_messages.end()) return false;
+// A message c3 holds: copied out at once, as MPI would have delivered it.
+bool receive_held(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                  MPI_Status &st) {
+  auto &held = rt().held_messages;
+  auto it = held.find(*message);
+  if (it == held.end()) return false;
   ++state().next_posting;  // a receive like any other: later postings keep their numbers
   deliver_late_message(it->second, buf, count, datatype, st);
-  g_logged_messages.erase(it);
+  held.erase(it);
   *message = MPI_MESSAGE_NULL;
   return true;
 }
@@ -114,7 +143,7 @@ bool receive_logged(void *buf, int count, MPI_Datatype datatype, MPI_Message *me
 int on_Mrecv(void *buf, int count, TypeArg datatype, MPI_Message *message,
              MPI_Status *status) noexcept {
   MPI_Status st{};
-  if (receive_logged(buf, count, datatype.real, message, st)) {
+  if (receive_held(buf, count, datatype.real, message, st)) {
     const int rc = st.MPI_ERROR;
     copy_status_out(status, st);
     return rc;
@@ -125,7 +154,7 @@ int on_Mrecv(void *buf, int count, TypeArg datatype, MPI_Message *message,
 int on_Imrecv(void *buf, int count, TypeArg datatype, MPI_Message *message,
               MPI_Request *request) noexcept {
   MPI_Status st{};
-  if (receive_logged(buf, count, datatype.real, message, st)) {
+  if (receive_held(buf, count, datatype.real, message, st)) {
     Request *r = nullptr;
     *request = new_request(Request::Kind::Recv, &r);
     r->active = true;

@@ -457,6 +457,9 @@ struct Runtime {
   };
   std::vector<ProbedMatch> unconfirmed_probes;
   std::map<MPI_Message, MPI_Comm> message_comms;  // matched by MPI_Mprobe, not yet received
+  // Matched by MPI_Mprobe and held by c3 until the program receives them: a late message from
+  // the log during Restore, or any message received at once while logging.
+  std::map<MPI_Message, LateMessage> held_messages;
   MPI_Comm bulk = MPI_COMM_NULL;  // payloads of split messages on MPI_COMM_WORLD
   std::map<MPI_Message, int32_t> split_messages;  // a matched split message's payload -> header
   PostingOrder<Request> awaiting;  // receives with awaits_header

@@ -57,7 +57,8 @@ KINDS = {
     "ring": "ring shift over all ranks, several rounds (Sendrecv, _replace, Isend, persistent)",
     "farm": "task farm: a master hands out tasks to whichever worker asks (ANY_SOURCE)",
     "gather": "fenced gather: a master receives with MPI_ANY_SOURCE and MPI_ANY_TAG",
-    "stream": "windows of exact receives on one tag from one sender, mixed sizes",
+    "stream": "windows of exact receives on one tag from one sender, mixed sizes, some with "
+              "one message taken by MPI_Mprobe/MPI_Improbe",
 }
 KIND_WEIGHTS = {"seq": 24, "nb": 30, "ring": 14, "farm": 10, "gather": 10, "stream": 12}
 
@@ -894,25 +895,23 @@ class StreamStep(Step):
                                  round_=sent + i) for i in range(k)]
             sent += k
             capacity = max(1, max(m.count for m in msgs))
+            blocking_sends = rng.random() < 0.5
             cd.open("{")
             cd(f"MPI_Request req[{k}];", f"MPI_Status sts[{k}];", f"struct slot sl[{k}];")
-            for i in range(k):
-                cd(f"sl[{i}] = recv_slot({ctype(ty)}, {capacity});")
-                cd(f"MPI_Irecv(sl[{i}].buffer, {capacity}, {mpitype(ty)}, {src}, {tag}, "
-                   f"MPI_COMM_WORLD, &req[{i}]);")
-            if rng.random() < 0.4:
-                self.point(dst, cd)
             self.prog.max_requests = max(self.prog.max_requests, k)
-            if rng.random() < 0.5:
-                how = self.pick(["Waitall", "Testall"])
-                cd(f"complete({k}, req, sts, sl, DONE_{how.upper()}, {self.poll_flag()});")
-            else:  # one by one in posting order: each completes with the next message
+            if rng.random() < 0.3 and not (self.avoids("mprobe") or self.avoids("probe")):
+                self.probed_window(cd, src, dst, tag, ty, capacity, k, blocking_sends)
+            else:
                 for i in range(k):
-                    cd(f"MPI_Wait(&req[{i}], &sts[{i}]);", f"slot_done(&sl[{i}], &sts[{i}]);")
+                    cd(f"sl[{i}] = recv_slot({ctype(ty)}, {capacity});")
+                    self.post_receive(cd, i, src, tag, ty, capacity)
+                if rng.random() < 0.4:
+                    self.point(dst, cd)
+                self.complete_window(cd, k)
             cd(f"for (int i = 0; i < {k}; ++i) slot_release(&sl[i], &req[i]);")
             cd.close()
             cs.open("{")
-            if rng.random() < 0.5:
+            if blocking_sends:
                 for m in msgs:
                     self.blocking_send(cs, m, self.send_mode(m))
             else:
@@ -931,6 +930,55 @@ class StreamStep(Step):
                 self.complete(cs, k)
                 cs(f"for (int i = 0; i < {k}; ++i) slot_release(&sl[i], &req[i]);")
             cs.close()
+
+    @staticmethod
+    def post_receive(cd, i, src, tag, ty, capacity):
+        cd(f"MPI_Irecv(sl[{i}].buffer, {capacity}, {mpitype(ty)}, {src}, {tag}, "
+           f"MPI_COMM_WORLD, &req[{i}]);")
+
+    def complete_window(self, cd, k):
+        if self.rng.random() < 0.5:
+            how = self.pick(["Waitall", "Testall"])
+            cd(f"complete({k}, req, sts, sl, DONE_{how.upper()}, {self.poll_flag()});")
+        else:  # one by one in posting order: each completes with the next message
+            for i in range(k):
+                cd(f"MPI_Wait(&req[{i}], &sts[{i}]);", f"slot_done(&sl[{i}], &sts[{i}]);")
+
+    def probed_window(self, cd, src, dst, tag, ty, capacity, k, blocking_sends):
+        """A window whose message j is matched by MPI_Mprobe or MPI_Improbe between the
+        receives posted for the messages before and after it, and received by MPI_Mrecv either
+        at once or, when the sender's sends do not block, after every other receive of the
+        window completed (a later message's receive then completes before the probed one's; a
+        blocking send of message j would wait for the MPI_Mrecv). Messages are checked in send
+        order at the end."""
+        rng = self.rng
+        j = rng.randrange(k)
+        for i in range(k):
+            cd(f"sl[{i}] = recv_slot({ctype(ty)}, {capacity});")
+        for i in range(j):
+            self.post_receive(cd, i, src, tag, ty, capacity)
+        if rng.random() < 0.5:
+            self.point(dst, cd)
+        cd("MPI_Message msg;", f"req[{j}] = MPI_REQUEST_NULL;")
+        if rng.random() < 0.5 or self.avoids("polling"):
+            cd(f"MPI_Mprobe({src}, {tag}, MPI_COMM_WORLD, &msg, &sts[{j}]);")
+        else:
+            cd.open("for (int found = 0; !found;) {")
+            cd(f"MPI_Improbe({src}, {tag}, MPI_COMM_WORLD, &found, &msg, &sts[{j}]);")
+            cd(f"if (!found) poll_pause({self.poll_flag()});")
+            cd.close()
+        mrecv = f"MPI_Mrecv(sl[{j}].buffer, {capacity}, {mpitype(ty)}, &msg, &sts[{j}]);"
+        at_once = blocking_sends or rng.random() < 0.5
+        if at_once:
+            cd(mrecv)
+        for i in range(j + 1, k):
+            self.post_receive(cd, i, src, tag, ty, capacity)
+        for i in range(k):
+            if i != j:
+                cd(f"MPI_Wait(&req[{i}], &sts[{i}]);")
+        if not at_once:
+            cd(mrecv)
+        cd(f"for (int i = 0; i < {k}; ++i) slot_done(&sl[i], &sts[i]);")
 
 
 STEP_CLASSES = {"seq": SeqStep, "nb": NbStep, "ring": RingStep, "farm": FarmStep,

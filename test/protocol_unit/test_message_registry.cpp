@@ -35,6 +35,17 @@ void in_epoch_five(Mode mode) {
   st.log = CheckpointLog{};
 }
 
+// Messages a rank sends itself with the previous epoch's colour while in RecvOnly-Log: late.
+struct LateToItself {
+  StateGuard guard;
+  int me = 0;
+  int32_t late = pb::make_header(4, false);
+  LateToItself() {
+    in_epoch_five(Mode::RecvOnlyLog);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  }
+};
+
 const std::string kPayload("\x01\0\x02\0late", 8);
 
 void receive(uint64_t sender_epoch, bool sender_logging, bool wildcard, uint64_t posting,
@@ -280,13 +291,10 @@ TEST_CASE("message registry: the restart's late messages and suppressed sends", 
 // second receive first. Messages to itself, sent with the previous epoch's colour.
 TEST_CASE("message registry: late messages of one source and tag are logged in matching order",
           "[registry][split]") {
-  StateGuard guard;
-  in_epoch_five(Mode::RecvOnlyLog);
+  const LateToItself setting;
+  const int me = setting.me, tag = 77;
+  const int32_t late = setting.late;
   ProtocolState &st = state();
-  int me = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  const int tag = 77;
-  const int32_t late = pb::make_header(4, false);
   std::vector<char> big(20000), small(100), first(20000, 0), second(100, 0);
   for (size_t i = 0; i < big.size(); ++i) big[i] = char(i * 7);
   for (size_t i = 0; i < small.size(); ++i) small[i] = char(i * 3 + 1);
@@ -310,4 +318,64 @@ TEST_CASE("message registry: late messages of one source and tag are logged in m
   REQUIRE(st.log.late.size() == 2);
   CHECK(st.log.late[0].payload == std::string(big.begin(), big.end()));
   CHECK(st.log.late[1].payload == std::string(small.begin(), small.end()));
+}
+
+// The same order for a message matched by MPI_Mprobe: at restart the probe takes the first
+// logged late message of its (source, tag) not taken by a receive posted before it. So the
+// messages of receives posted before the probe are logged before the probed one, and the probed
+// one before those of receives posted after the probe, whichever call completes first.
+TEST_CASE("message registry: a late message matched by MPI_Mprobe is logged in matching order",
+          "[registry][probe]") {
+  const LateToItself setting;
+  const int me = setting.me, tag = 78;
+  const int32_t late = setting.late;
+  ProtocolState &st = state();
+  std::string wires[2];
+  MPI_Request sends[2];
+  int sent = 0;
+  auto send_late = [&](const std::string &payload) {  // nonblocking: to itself
+    std::string &wire = wires[sent];
+    wire.assign(size_t(pb::kHeaderBytes), '\0');
+    std::memcpy(wire.data(), &late, pb::kHeaderBytes);
+    wire += payload;
+    PMPI_Isend(wire.data(), int(wire.size()), MPI_BYTE, me, tag, MPI_COMM_WORLD, &sends[sent++]);
+  };
+  std::vector<char> got(16, 0);
+  MPI_Message message = MPI_MESSAGE_NULL;
+  MPI_Status status;
+
+  SECTION("a receive posted before the probe, waited for after MPI_Mrecv") {
+    std::vector<char> earlier(16, 0);
+    MPI_Request rq;
+    MPI_Irecv(earlier.data(), 16, MPI_CHAR, me, tag, MPI_COMM_WORLD, &rq);
+    send_late("first");
+    send_late("second");
+    REQUIRE(MPI_Mprobe(me, tag, MPI_COMM_WORLD, &message, &status) == MPI_SUCCESS);
+    REQUIRE(MPI_Mrecv(got.data(), 16, MPI_CHAR, &message, &status) == MPI_SUCCESS);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    CHECK(std::string(earlier.data()) == "first");
+    CHECK(std::string(got.data()) == "second");
+  }
+  SECTION("a receive posted between MPI_Mprobe and MPI_Mrecv, waited for first") {
+    send_late("first");
+    send_late("second");
+    REQUIRE(MPI_Mprobe(me, tag, MPI_COMM_WORLD, &message, &status) == MPI_SUCCESS);
+    std::vector<char> later(16, 0);
+    MPI_Request rq;
+    MPI_Irecv(later.data(), 16, MPI_CHAR, me, tag, MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    int count = -1;
+    REQUIRE(MPI_Mrecv(got.data(), 16, MPI_CHAR, &message, &status) == MPI_SUCCESS);
+    MPI_Get_count(&status, MPI_CHAR, &count);
+    CHECK(count == 5);
+    CHECK(status.MPI_SOURCE == me);
+    CHECK(status.MPI_TAG == tag);
+    CHECK(std::string(got.data()) == "first");
+    CHECK(std::string(later.data()) == "second");
+  }
+  PMPI_Waitall(2, sends, MPI_STATUSES_IGNORE);
+  CHECK(message == MPI_MESSAGE_NULL);
+  REQUIRE(st.log.late.size() == 2);
+  CHECK(st.log.late[0].payload == "first");
+  CHECK(st.log.late[1].payload == "second");
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "handles/errhandlers.hpp"
 #include "layer/layer.hpp"
 #include "messages/message_registry.hpp"
 #include "messages/requests.hpp"
@@ -35,7 +36,9 @@ inline bool holds(const Bytes &got, const Bytes &sent) {
 // test that changes it puts it back as it was (the request table's free-slot list included).
 class StateGuard {
  public:
-  StateGuard() : saved_(state()) {}
+  // Handlers a checkpoint inside the guard would let go first: it frees their MPICH objects,
+  // which the restored tables would still name.
+  StateGuard() : saved_((release_unused_errhandlers(), state())) {}
   ~StateGuard() {
     state() = saved_;
     requests_restored();
