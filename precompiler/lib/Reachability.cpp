@@ -54,11 +54,20 @@ class SummaryVisitor : public RecursiveASTVisitor<SummaryVisitor> {
     return Result;
   }
 
+  // Without a queue: its calls are visited before this returns, not queued for later.
+  bool TraverseStmtExpr(StmtExpr *E) {
+    ++InStmtExpr;
+    bool Result = RecursiveASTVisitor::TraverseStmtExpr(E);
+    --InStmtExpr;
+    return Result;
+  }
+
   bool VisitCallExpr(CallExpr *Call) {
     if (!Current) return true;
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee) {
       Current->CallsIndirectly = true;
+      if (InStmtExpr) Current->WrappedCallees.insert("*");
       return true;
     }
     if (isCheckpointSite(Callee)) {
@@ -68,6 +77,7 @@ class SummaryVisitor : public RecursiveASTVisitor<SummaryVisitor> {
     if (isOpaqueLibraryFunction(Callee)) return true;
     std::string Key = functionKey(Callee, FileIndex);
     Current->Callees.insert(Key);
+    if (InStmtExpr) Current->WrappedCallees.insert(Key);
     if (!Callee->hasBody()) Out.ExternalCallees.insert(Key);
     return true;
   }
@@ -95,6 +105,7 @@ class SummaryVisitor : public RecursiveASTVisitor<SummaryVisitor> {
   unsigned FileIndex;
   FileSummary &Out;
   FileSummary::Function *Current = nullptr;
+  unsigned InStmtExpr = 0;  // statement expressions around the node visited
 };
 
 class CalleeEraser : public RecursiveASTVisitor<CalleeEraser> {
@@ -136,6 +147,8 @@ std::string serializeSummary(const FileSummary &Summary, unsigned FileIndex) {
     Out += "function " + portableKey(F.Key, FileIndex) + " " + (F.HasSite ? "1" : "0") +
            (F.CallsIndirectly ? "1" : "0") + (F.Unsupported ? "1" : "0") + "\n";
     for (const std::string &Callee : F.Callees) Out += "calls " + portableKey(Callee, FileIndex) + "\n";
+    for (const std::string &Callee : F.WrappedCallees)
+      Out += "wraps " + portableKey(Callee, FileIndex) + "\n";
   }
   for (const std::string &Key : Summary.AddressTaken) Out += "address-taken " + portableKey(Key, FileIndex) + "\n";
   for (const std::string &Key : Summary.ExternalCallees) Out += "external " + portableKey(Key, FileIndex) + "\n";
@@ -166,6 +179,9 @@ bool parseSummary(llvm::StringRef Text, unsigned FileIndex, FileSummary &Out) {
     } else if (Kind == "calls") {
       if (Out.Functions.empty()) return false;
       Out.Functions.back().Callees.insert(localKey(Rest, FileIndex));
+    } else if (Kind == "wraps") {
+      if (Out.Functions.empty()) return false;
+      Out.Functions.back().WrappedCallees.insert(localKey(Rest, FileIndex));
     } else if (Kind == "address-taken") {
       Out.AddressTaken.insert(localKey(Rest, FileIndex));
     } else if (Kind == "external") {
@@ -233,7 +249,14 @@ ReachInfo::ReachInfo(const std::vector<FileSummary> &Files, bool WholeProgram)
   std::set<std::string> Sure = surelyReaching(Files);
   for (const FileSummary &File : Files)
     for (const auto &F : File.Functions)
-      if (F.Unsupported && Reaching.count(F.Key) && !Sure.count(F.Key)) Excluded.insert(F.Key);
+      if ((F.Unsupported || wrapsReachingCall(F)) && Reaching.count(F.Key) && !Sure.count(F.Key))
+        Excluded.insert(F.Key);
+}
+
+bool ReachInfo::wrapsReachingCall(const FileSummary::Function &F) const {
+  for (const std::string &Callee : F.WrappedCallees)
+    if (Callee == "*" ? IndirectReaches : Reaching.count(Callee) != 0) return true;
+  return false;
 }
 
 

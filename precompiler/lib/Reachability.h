@@ -5,7 +5,8 @@
 // MPI or c3 function), or calls through a function pointer while some function whose address is
 // taken may reach one. Per-file runs are therefore conservative; whole-program runs are exact up
 // to function pointers. A function that only might reach one and contains a construct c3 cannot
-// re-enter is left uninstrumented instead of rejected.
+// re-enter (lib/Unsupported.h, or a call that may reach inside a statement expression) is left
+// uninstrumented instead of rejected.
 #pragma once
 #include <set>
 #include <string>
@@ -25,6 +26,9 @@ struct FileSummary {
     bool CallsIndirectly = false;
     bool Unsupported = false;  // holds something c3 cannot re-enter (lib/Unsupported.h)
     std::set<std::string> Callees;  // keys
+    // Called inside a statement expression ("*": through a pointer): c3 cannot re-enter the
+    // function if one of these reaches a checkpoint (passes/SplitCalls.cpp).
+    std::set<std::string> WrappedCallees;
   };
   std::vector<Function> Functions;       // defined in this file
   std::set<std::string> AddressTaken;    // keys of functions whose address is taken
@@ -61,6 +65,8 @@ class ReachInfo {
   bool indirectCallsReach() const { return IndirectReaches; }
 
  private:
+  bool wrapsReachingCall(const FileSummary::Function &F) const;
+
   std::set<std::string> Defined;
   std::set<std::string> Reaching;
   // Reaching only through calls into unknown code or through pointers, and holding something c3

@@ -45,6 +45,7 @@ TEST_CASE("a summary reads back as written, static keys under the reading file's
   FileSummary S = file({function("main", {"3:helper", "kernel"}, true),
                         function("3:helper", {}, false, true)},
                        {"3:helper"});
+  S.Functions[0].WrappedCallees = {"3:helper", "*"};
   const std::string Text = serializeSummary(S, 3);
   CHECK(Text.find("3:") == std::string::npos);
   FileSummary Back;
@@ -53,6 +54,7 @@ TEST_CASE("a summary reads back as written, static keys under the reading file's
   CHECK(Back.Functions[0].Key == "main");
   CHECK(Back.Functions[0].HasSite);
   CHECK(Back.Functions[0].Callees == std::set<std::string>{"7:helper", "kernel"});
+  CHECK(Back.Functions[0].WrappedCallees == std::set<std::string>{"7:helper", "*"});
   CHECK(Back.Functions[1].Key == "7:helper");
   CHECK(Back.Functions[1].CallsIndirectly);
   CHECK(Back.AddressTaken == std::set<std::string>{"7:helper"});

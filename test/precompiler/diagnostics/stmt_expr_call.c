@@ -1,5 +1,9 @@
-// A call that can reach a checkpoint inside a GNU statement expression.
-int step(int);
+// A call that reaches a checkpoint inside a GNU statement expression (one that only might reach
+// leaves its function uninstrumented: ../stmt_expr_maybe_reaching.c).
+int step(int n) {
+#pragma ccc_checkpoint
+  return n;
+}
 
 int f(int n) {
   int r = 1 + ({ int t = step(n); t * 2; });
