@@ -11,7 +11,7 @@
 #      `C3_RESTART=latest mpiexec -n <ranks>` appending to the same output file.
 # When the kill came before any checkpoint was committed the restart has nothing to continue
 # from: the harness reruns the program fresh and the seed counts as skipped (exit 77).
-# When the chosen fault is never reached (the run ends normally), a site:K@R fault is used
+# When the chosen fault is never reached (the run ends normally), after-commit:1@R is used
 # instead.
 #
 # Environment:
@@ -347,11 +347,11 @@ kill_run() {
 
 kill_run "$FAULT" "fault"
 if ((KILLED == 0)) && ((failures == 0)) && [[ -z ${MPI_RANDOM_FAULT-} ]]; then
+  # A stage this run did not go through, or a timed kill after the rank was done: kill a rank
+  # right after the first commit instead (a late pragma visit may still come before it).
   NOTES+=("$FAULT not reached")
-  pick $((SITES / 4 + 1))
-  FAULT=site:$((SITES - PICK))
   pick "$RANKS"
-  FAULT+=@$PICK
+  FAULT=after-commit:1@$PICK
   cd "$WORK" && kill_run "$FAULT" "fault2"
 fi
 NOTES+=("fault $FAULT")
