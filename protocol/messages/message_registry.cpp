@@ -51,11 +51,6 @@ int world_rank_of(MPI_Comm comm, int rank) {
 
 void count_sent(int world_dest) { ++state().sent[size_t(world_dest)]; }
 
-namespace {
-
-
-}  // namespace
-
 std::string packed_payload(const void *buf, MPI_Datatype type, int64_t bytes) {
   if (piggyback::contiguous(type)) return std::string(static_cast<const char *>(buf), size_t(bytes));
   int size = 0, room = 0, position = 0;

@@ -25,11 +25,11 @@ inline bool receive_may_take(int wanted_source, int wanted_tag, int source, int 
 // logged in signature order: packed, for a derived type).
 bool message_received(MPI_Comm comm, int source, int tag, int32_t header, const void *buf,
                       MPI_Datatype type, int64_t bytes, bool wildcard, uint64_t posting);
-// Restart: a logged late message's payload into a receive of (buf, count, type); the status
-// counts what arrived (MPI_ERR_TRUNCATE in MPI_ERROR when it did not fit).
 // The `bytes` a receive of (buf, type) got, as a receive of MPI_PACKED would have them: how
 // logged late messages and drained payloads keep them (deliver_late_message unpacks).
 std::string packed_payload(const void *buf, MPI_Datatype type, int64_t bytes);
+// Restart: a logged late message's payload into a receive of (buf, count, type); the status
+// counts what arrived (MPI_ERR_TRUNCATE in MPI_ERROR when it did not fit).
 void deliver_late_message(const LateMessage &m, void *buf, int count, MPI_Datatype type,
                           MPI_Status &st);
 void count_sent(int world_dest);
