@@ -12,7 +12,10 @@
 //     the request's own bounce buffer (64 bytes kept by the slot, larger ones from spares per
 //     size class); the request takes a table slot from those this lane freed before, of which
 //     only the fields the lane writes differ from a reset entry, and gives it back the same way
-//     (requests.hpp: take_small_slot).
+//     (requests.hpp: take_small_slot);
+//   * MPI_Isend of a message that travels split, MPI_Irecv of a large message whose payload's
+//     receive may be posted at once, and MPI_Waitall over those (with the small ones): the
+//     split-message lane (messages/split_lane.hpp), in the same slots.
 // Anything else, and every request of the lane once another call completes or cancels it, takes
 // the hooks' way. Each fast_X returns whether it handled the call, its result in `rc`;
 // everything unusual leaves these paths through a call, so they keep their values in registers.
@@ -195,6 +198,15 @@ template <class Call>
   return outcome == SmallWait::Done;
 }
 
+// MPI_Isend of a message that travels split (split_lane.hpp): `dest` a rank of MPI_COMM_WORLD,
+// which has a bulk. Returns the call's result.
+[[gnu::noinline]] int isend_split(const void *buf, int count, MPI_Datatype type, int dest,
+                                  int tag, MPI_Request *request);
+// MPI_Irecv of `bytes` (above the bounce limit) once this rank asked for split messages
+// (split_lane.hpp): false, with nothing done, unless prepost::eligible allows it.
+[[gnu::noinline]] bool irecv_preposted(void *buf, int count, MPI_Datatype type, int64_t bytes,
+                                       int source, int tag, MPI_Request *request, int &rc);
+
 // The rest of an MPI_Waitall whose small messages need the general completion
 // (SmallWait::General): inside an Entry, the hand-over and the hook's loop
 // (messages/small_completion.cpp).
@@ -235,10 +247,15 @@ template <class Call>
 [[gnu::always_inline]] inline bool fast_Isend(const void *buf, int count, MPI_Datatype datatype,
                                               int dest, int tag, MPI_Comm comm,
                                               MPI_Request *request, int &rc) {
-  const int bytes = fast::builtin_bytes(count, datatype, int(piggyback::kBounceLimit));
+  const int bytes = fast::builtin_bytes(count, datatype, INT_MAX);
   if (comm != MPI_COMM_WORLD || bytes < 0 || !fast::quiet() ||
-      uint32_t(dest) >= uint32_t(rt().size) || payload_window::splits_all_to(dest))
+      uint32_t(dest) >= uint32_t(rt().size))
     return false;
+  if (bytes > piggyback::kBounceLimit || payload_window::splits_all_to(dest)) {
+    if (rt().bulk == MPI_COMM_NULL) return false;  // sent inline (split::splits_large)
+    rc = fast::isend_split(buf, count, datatype, dest, tag, request);
+    return true;
+  }
   Request *r;
   const MPI_Request h = take_small_slot(Request::Kind::Send, &r);
   const int wire = piggyback::kHeaderBytes + bytes;
@@ -263,10 +280,15 @@ template <class Call>
 [[gnu::always_inline]] inline bool fast_Irecv(void *buf, int count, MPI_Datatype datatype,
                                               int source, int tag, MPI_Comm comm,
                                               MPI_Request *request, int &rc) {
-  const int capacity = fast::builtin_bytes(count, datatype, int(piggyback::kBounceLimit));
-  if (comm != MPI_COMM_WORLD || capacity < 0 || !fast::quiet() || source == MPI_PROC_NULL ||
-      prepost::diverting())
+  const int capacity = fast::builtin_bytes(count, datatype, INT_MAX);
+  if (comm != MPI_COMM_WORLD || capacity < 0 || !fast::quiet() || source == MPI_PROC_NULL)
     return false;
+  // Once this rank asked for split messages every receive awaits its header (the general path),
+  // but a large one that may post its payload's receive at once (split_lane.hpp).
+  if (prepost::diverting())
+    return capacity > piggyback::kBounceLimit &&
+           fast::irecv_preposted(buf, count, datatype, capacity, source, tag, request, rc);
+  if (capacity > piggyback::kBounceLimit) return false;
   Request *r;
   const MPI_Request h = take_small_slot(Request::Kind::Recv, &r);
   const int wire = piggyback::kHeaderBytes + capacity;

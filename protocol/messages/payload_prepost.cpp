@@ -17,19 +17,14 @@ namespace c3::mpi::prepost {
 namespace detail {
 bool g_asked_any = false;
 size_t g_unprepared = 0;
+Triple g_last_marked{MPI_COMM_NULL, MPI_PROC_NULL, 0};
 }
+using detail::g_last_marked;
 using detail::g_unprepared;
+using detail::Triple;
 
 namespace {
 
-// (communicator, source, tag) of the program's: where a marked header was matched.
-struct Triple {
-  MPI_Comm comm;
-  int source, tag;
-  bool operator==(const Triple &o) const {
-    return comm == o.comm && source == o.source && tag == o.tag;
-  }
-};
 struct TripleHash {
   size_t operator()(const Triple &t) const {
     uint64_t h = uint64_t(uint32_t(t.comm)) * 0x9e3779b97f4a7c15ull;
@@ -39,8 +34,6 @@ struct TripleHash {
   }
 };
 std::unordered_set<Triple, TripleHash> g_marked;
-// The triple found marked last: a stream of receives on one triple looks nothing up.
-Triple g_last_marked{MPI_COMM_NULL, MPI_PROC_NULL, 0};
 
 bool marked(const Triple &t) {
   if (t == g_last_marked) return true;
@@ -67,14 +60,14 @@ bool others_may_take_from(int sender) {
   return false;
 }
 
-// Whether a receive in the awaiting set posted before `r`, without a preposted payload, may take
-// a message of r's triple (it would post its payload receive after r's).
-bool earlier_unprepared_may_take(const Request &r) {
+// Whether a receive in the awaiting set posted before `posting`, without a preposted payload, may
+// take a message of (comm, source, tag) (it would post its payload receive after this one's).
+bool earlier_unprepared_may_take(MPI_Comm comm, int source, int tag, uint64_t posting) {
   for (const auto &entry : rt().awaiting) {
     const Request &q = *entry.item;
-    if (entry.posting >= r.posting) break;
-    if (!q.preposted && q.comm == r.comm &&
-        receive_may_take(q.effective_source, q.effective_tag, r.effective_source, r.effective_tag))
+    if (entry.posting >= posting) break;
+    if (!q.preposted && q.comm == comm &&
+        receive_may_take(q.effective_source, q.effective_tag, source, tag))
       return true;
   }
   return false;
@@ -101,11 +94,18 @@ bool exact_outside_restore(const Request &r) {
 }  // namespace
 
 bool eligible(const Request &r) {
-  if (!detail::g_asked_any || !exact_outside_restore(r) || !split::splits_large(r.comm) ||
-      piggyback::payload_bytes(r.count, r.rtype) <= piggyback::kBounceLimit ||
-      split::payloads_drained() || !marked(Triple{r.comm, r.effective_source, r.effective_tag}))
+  if (!detail::g_asked_any || !exact_outside_restore(r)) return false;
+  return eligible(r.comm, r.effective_source, r.effective_tag,
+                  piggyback::payload_bytes(r.count, r.rtype), r.posting);
+}
+
+bool eligible(MPI_Comm comm, int source, int tag, int64_t bytes, uint64_t posting) {
+  if (!detail::g_asked_any || source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG ||
+      state().mode == Mode::Restore || !split::splits_large(comm) ||
+      bytes <= piggyback::kBounceLimit || split::payloads_drained() ||
+      !marked(Triple{comm, source, tag}))
     return false;
-  return g_unprepared == 0 || !earlier_unprepared_may_take(r);
+  return g_unprepared == 0 || !earlier_unprepared_may_take(comm, source, tag, posting);
 }
 
 void started(Request &r, bool large, bool early) {

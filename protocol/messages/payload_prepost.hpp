@@ -31,6 +31,16 @@ namespace c3::mpi::prepost {
 namespace detail {
 extern bool g_asked_any;
 extern size_t g_unprepared;
+// (communicator, source, tag) of the program's: where a marked header was matched.
+struct Triple {
+  MPI_Comm comm;
+  int source, tag;
+  bool operator==(const Triple &o) const {
+    return comm == o.comm && source == o.source && tag == o.tag;
+  }
+};
+// The triple found marked last: a stream of receives on one triple looks nothing up.
+extern Triple g_last_marked;
 }
 
 // Whether this rank asked any sender to send it every message split: then every receive on a
@@ -46,6 +56,14 @@ extern size_t g_unprepared;
 // receive at once: an exact large receive on a marked triple, with no unprepared receive before
 // it that may take its message and no drained payload.
 bool eligible(const Request &r);
+// The same for a receive of `bytes` on (comm, source, tag) that would get posting id `posting`.
+bool eligible(MPI_Comm comm, int source, int tag, int64_t bytes, uint64_t posting);
+// Most of a stream's receives, inline: a large exact receive in Run mode after this rank asked,
+// on the triple found marked last, with no unprepared receive (the caller asks
+// split::payloads_drained() too). False says nothing: eligible() decides then.
+[[gnu::always_inline]] inline bool surely_eligible(MPI_Comm comm, int source, int tag) {
+  return detail::g_unprepared == 0 && detail::g_last_marked == detail::Triple{comm, source, tag};
+}
 // `r` (exact or not, on a communicator with a bulk) was just posted and entered the awaiting
 // set; `large`: its capacity is above the bounce limit; `early`: eligible() said so. Preposts
 // its payload receive (r.preposted, r.payload_real), or else may ask its sender.

@@ -11,6 +11,7 @@
 #include "messages/mpich_status.hpp"
 #include "messages/piggyback.hpp"
 #include "messages/requests.hpp"
+#include "messages/split_lane.hpp"
 #include "messages/split_transfer.hpp"
 #include "modes/epochs.hpp"
 
@@ -173,6 +174,45 @@ SmallWait test_small(MPI_Request &handle, int &flag, MPI_Status *status, MPI_Sta
   return SmallWait::Done;
 }
 
+namespace {
+
+// The live request of the small-message or split-message lane `h` names, as that lane left it
+// (split_lane::untouched), or null.
+inline Request *lane_request(MPI_Request h, size_t entries) {
+  const uint32_t bits = uint32_t(h), index = bits & kIndexMask;
+  if ((bits & ~kIndexMask) != kRequestType || index - 1 >= entries) return nullptr;
+  Request &r = state().requests[index - 1];
+  if (r.kind == Request::Kind::Free || r.done) return nullptr;
+  return r.small || split_lane::untouched(r) ? &r : nullptr;
+}
+
+// After the first PMPI_Waitall of an MPI_Waitall with `split` receives of the split-message lane
+// among its `n` requests, all completed (`reported`) and each a split header of this epoch
+// (`headers`, in request order): their payloads' receives, all at once. Returns MPICH's result;
+// each lane receive's `reported` is then its payload's status (MPI_ERR_PENDING if it is still
+// pending after an error), its entry what the general completion expects of it.
+[[gnu::noinline]] int wait_split_payloads(SmallRequests &small, const int32_t *headers) {
+  MPI_Request *const payloads = small.reals;  // all spent by the first PMPI_Waitall
+  int m = 0;
+  for (int k = 0; k < small.n; ++k) {
+    Request &r = *small.reqs[k];
+    if (!r.split_lane || r.kind != Request::Kind::Recv) continue;
+    r.real = MPI_REQUEST_NULL;  // the header's, spent
+    split_lane::header_came(r, headers[m]);
+    payloads[m++] = r.real;
+  }
+  for (int j = 0; j < m; ++j) small.round[j].MPI_ERROR = MPI_SUCCESS;  // set only on errors
+  ++g_depth;
+  const int rc = PMPI_Waitall(m, payloads, small.round);
+  --g_depth;
+  for (int k = 0, j = 0; k < small.n; ++k)
+    if (small.reqs[k]->split_lane && small.reqs[k]->kind == Request::Kind::Recv)
+      small.reported[k] = small.round[j++];
+  return rc;
+}
+
+}  // namespace
+
 SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[],
                          SmallRequests &small, int &rc) {
   Request **const reqs = small.reqs;
@@ -182,24 +222,29 @@ SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]
   ProtocolState &st = state();
   const size_t entries = st.requests.size();
   int n = 0;
-  int receives = 0;
+  int receives = 0, split_receives = 0;
   size_t receive_bytes = 0;
   for (int i = 0; i < count; ++i) {
     if (handles[i] == MPI_REQUEST_NULL) continue;
-    Request *const r = small_request(handles[i], entries);
+    Request *const r = lane_request(handles[i], entries);
     if (r == nullptr) return SmallWait::NotSmall;
     reqs[n] = r;
     reals[n++] = r->real;
     if (r->kind == Request::Kind::Recv) {
+      if (r->split_lane) {
+        ++split_receives;
+        continue;
+      }
       ++receives;
       receive_bytes += r->bounce.size();
     }
   }
+  if (split_receives > fast::kMaxRequests) return SmallWait::NotSmall;  // the hook's, with more
   const PlainArrival plain;
   const bool copy_as_arrived =
       receives >= kCopyAsArrivedReceives || receive_bytes >= kCopyAsArrivedBytes;
   MPI_Status *wanted = MPI_STATUSES_IGNORE;
-  if (receives > 0 || statuses != MPI_STATUSES_IGNORE) {
+  if (receives > 0 || split_receives > 0 || statuses != MPI_STATUSES_IGNORE) {
     for (int k = 0; k < n; ++k) reported[k].MPI_ERROR = MPI_SUCCESS;  // MPICH sets it on errors
     wanted = reported;
   }
@@ -214,19 +259,47 @@ SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]
   // MPICH freed every request (unless one failed). Any receive that needs more than counting
   // goes to the general path, with all the others (it completes them in posting order).
   if (rc != MPI_SUCCESS) return SmallWait::General;
-  if (receives > 0)
-    for (int k = 0; k < n; ++k)
-      if (reqs[k]->kind == Request::Kind::Recv && !plain(*reqs[k], reported[k]))
+  int32_t headers[fast::kMaxRequests];  // of the split lane's receives, in request order
+  if (receives > 0 || split_receives > 0)
+    for (int k = 0, j = 0; k < n; ++k) {
+      const Request &r = *reqs[k];
+      if (r.kind != Request::Kind::Recv) continue;
+      if (r.split_lane ? !split_lane::plain_header(r, reported[k], plain.header, plain.run,
+                                                   headers[j++])
+                       : !plain(r, reported[k]))
         return SmallWait::General;
+    }
+  if (split_receives > 0) {
+    rc = wait_split_payloads(small, headers);
+    if (rc != MPI_SUCCESS) return SmallWait::General;  // a payload cut short, say
+  }
 
   std::vector<uint64_t> &received = received_now();
+  // A receive's payload to the program (a split one's is there already), its message counted;
+  // MPICH's status `s` of it becomes the program's.
+  auto finish = [&](Request &r, MPI_Status &s) {
+    if (r.split_lane) {
+      ++received[size_t(s.MPI_SOURCE)];  // MPI_COMM_WORLD's bulk: world ranks
+      return;
+    }
+    finish_receive(r, s, copy_as_arrived, received);
+    s.count_lo -= piggyback::kHeaderBytes;
+  };
+  auto give_back = [](Request &r, MPI_Request &handle) {
+    if (r.split_lane) {
+      ++split_lane::g_finished;
+      split_lane::release(r, handle);
+    } else {
+      release_small_slot(r, handle);
+    }
+  };
   if (statuses == MPI_STATUSES_IGNORE) {  // no status to fill, no null handle to report
     for (int i = 0, k = 0; k < n; ++i) {
       if (handles[i] == MPI_REQUEST_NULL) continue;
       Request &r = *reqs[k];
-      if (r.kind == Request::Kind::Recv) finish_receive(r, reported[k], copy_as_arrived, received);
+      if (r.kind == Request::Kind::Recv) finish(r, reported[k]);
       ++k;
-      release_small_slot(r, handles[i]);
+      give_back(r, handles[i]);
     }
     return SmallWait::Done;
   }
@@ -239,14 +312,13 @@ SmallWait wait_all_small(int count, MPI_Request handles[], MPI_Status statuses[]
     Request &r = *reqs[k];
     MPI_Status &s = reported[k++];  // MPICH filled it: statuses are wanted
     if (r.kind == Request::Kind::Recv) {
-      finish_receive(r, s, copy_as_arrived, received);
-      s.count_lo -= piggyback::kHeaderBytes;
+      finish(r, s);
       *to = s;  // MPI_Waitall sets MPI_ERROR of every status it fills
     } else {
       set_send_status(*to, s);
       to->MPI_ERROR = s.MPI_ERROR;
     }
-    release_small_slot(r, handles[i]);
+    give_back(r, handles[i]);
   }
   return SmallWait::Done;
 }

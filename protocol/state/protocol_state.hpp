@@ -255,6 +255,10 @@ struct RequestFields {
   // Posted by the small-message path (built-in type, header inline in `bounce`, not persistent,
   // never cancelled): MPI_Waitall may complete it without the general path (not saved).
   bool small = false;
+  // Posted by the split-message lane (messages/split_lane.hpp: a large message of a built-in
+  // type on MPI_COMM_WORLD, its payload straight to or from the program's buffer): MPI_Waitall
+  // may complete it without the general path while it is as the lane left it (not saved).
+  bool split_lane = false;
   int32_t split_header = 0;      // receive: the header that came first
 };
 

@@ -15,6 +15,7 @@
 #include "messages/payload_window.hpp"
 #include "messages/piggyback.hpp"
 #include "messages/requests.hpp"
+#include "messages/split_lane.hpp"
 #include "messages/split_transfer.hpp"
 #include "unit_support.hpp"
 
@@ -340,5 +341,126 @@ TEST_CASE("two ranks: windows of mixed sizes into preposted receives", "[two_ran
     }
   }
   if (me == 1) CHECK(preposted_seen > 0);
+  check_clean();
+}
+
+// The split-message lane (messages/split_lane.hpp): MPI_Isend of a split message and MPI_Irecv
+// of a preposted one take table slots without the hooks, and MPI_Waitall finishes them in place
+// while they are as the lane left them; anything else is the general completion's.
+TEST_CASE("split lane: MPI_Waitall finishes preposted receives and split sends in place",
+          "[prepost][split_lane]") {
+  check_clean();
+  const int me = world_rank(), tag = kTagBase + 60;
+  mark_own_triple(tag);
+  const std::vector<size_t> sizes = {size_t(kLarge), 0, 40, 3 * size_t(kLarge), size_t(kLarge) + 5};
+  const size_t capacity = 3 * size_t(kLarge) + 64;
+  std::vector<Bytes> got(sizes.size(), buffer(capacity)), sent;
+  const size_t n = sizes.size();
+  std::vector<MPI_Request> all(2 * n + 1, MPI_REQUEST_NULL);  // receives, a null, sends
+  for (size_t i = 0; i < n; ++i) {
+    MPI_Irecv(got[i].data(), int(capacity), MPI_BYTE, me, tag, MPI_COMM_WORLD, &all[i]);
+    REQUIRE(request_of(all[i]).split_lane);
+    CHECK(request_of(all[i]).preposted);
+    CHECK_FALSE(request_of(all[i]).small);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    sent.push_back(payload(sizes[i], unsigned(i + 40)));
+    // Every message to a rank that asked travels split, the small ones too.
+    MPI_Isend(sent[i].data(), int(sizes[i]), MPI_BYTE, me, tag, MPI_COMM_WORLD, &all[n + 1 + i]);
+    REQUIRE(request_of(all[n + 1 + i]).split_lane);
+    CHECK(request_of(all[n + 1 + i]).split_send);
+  }
+  const uint64_t finished = split_lane::g_finished;
+  const uint64_t received = state().received[state().epoch & 3][size_t(me)];
+  std::vector<MPI_Status> sts(all.size());
+  for (MPI_Status &st : sts) st.MPI_ERROR = -1;
+  REQUIRE(MPI_Waitall(int(all.size()), all.data(), sts.data()) == MPI_SUCCESS);
+  CHECK(split_lane::g_finished == finished + 2 * n);
+  CHECK(state().received[state().epoch & 3][size_t(me)] == received + n);
+  for (MPI_Request h : all) CHECK(h == MPI_REQUEST_NULL);
+  for (size_t i = 0; i < n; ++i) {
+    INFO("message " << i << ", " << sizes[i] << " bytes");
+    CHECK(holds(got[i], sent[i]));
+    CHECK(bytes_of(sts[i]) == int(sizes[i]));
+    CHECK(sts[i].MPI_SOURCE == me);
+    CHECK(sts[i].MPI_TAG == tag);
+    CHECK(sts[i].MPI_ERROR == MPI_SUCCESS);
+    CHECK(sts[n + 1 + i].MPI_ERROR == MPI_SUCCESS);
+  }
+  CHECK(sts[n].MPI_SOURCE == MPI_ANY_SOURCE);  // the null request's empty status
+  CHECK(sts[n].MPI_TAG == MPI_ANY_TAG);
+  check_clean();
+  // Their slots went back clean: a small message that takes one is not split.
+  for (const Request &r : state().requests) CHECK_FALSE(r.split_lane);
+}
+
+namespace {
+
+// Receives into `a` and `b` on (this rank, tag), then sends of m0 and m1 to them: all four
+// through the split lane.
+void lane_pair(int tag, Bytes &a, Bytes &b, const Bytes &m0, const Bytes &m1, MPI_Request rq[2],
+               MPI_Request sq[2]) {
+  const int me = world_rank();
+  MPI_Irecv(a.data(), int(a.size()), MPI_BYTE, me, tag, MPI_COMM_WORLD, &rq[0]);
+  MPI_Irecv(b.data(), int(b.size()), MPI_BYTE, me, tag, MPI_COMM_WORLD, &rq[1]);
+  MPI_Isend(m0.data(), int(m0.size()), MPI_BYTE, me, tag, MPI_COMM_WORLD, &sq[0]);
+  MPI_Isend(m1.data(), int(m1.size()), MPI_BYTE, me, tag, MPI_COMM_WORLD, &sq[1]);
+  for (MPI_Request h : {rq[0], rq[1], sq[0], sq[1]}) REQUIRE(request_of(h).split_lane);
+}
+
+}  // namespace
+
+TEST_CASE("split lane: other completions of its requests take the general path",
+          "[prepost][split_lane]") {
+  check_clean();
+  const int tag = kTagBase + 70;
+  mark_own_triple(tag);
+  const size_t capacity = 2 * size_t(kLarge);
+  const Bytes m0 = payload(capacity, 1), m1 = payload(size_t(kLarge), 2);
+  Bytes a = buffer(capacity), b = buffer(capacity);
+  MPI_Request rq[2], sq[2];
+  lane_pair(tag, a, b, m0, m1, rq, sq);
+  const uint64_t finished = split_lane::g_finished;
+  MPI_Status st;
+  MPI_Wait(&rq[0], &st);  // the general path: the header, then the payload
+  CHECK(holds(a, m0));
+  CHECK(bytes_of(st) == int(m0.size()));
+  int flag = 0;
+  while (!flag) MPI_Test(&sq[0], &flag, MPI_STATUS_IGNORE);
+  // The general completion of the first receive may have taken the second's header: then
+  // MPI_Waitall leaves it to the general path too.
+  MPI_Status sts[2];
+  MPI_Request rest[2] = {rq[1], sq[1]};
+  REQUIRE(MPI_Waitall(2, rest, sts) == MPI_SUCCESS);
+  CHECK(holds(b, m1));
+  CHECK(bytes_of(sts[0]) == int(m1.size()));
+  CHECK(split_lane::g_finished <= finished + 2);
+  check_clean();
+}
+
+// As the general completion reports it: in the status (MPI_Waitall's result is left to it).
+TEST_CASE("split lane: a payload cut short is reported in its status",
+          "[prepost][split_lane]") {
+  check_clean();
+  const int tag = kTagBase + 80;
+  mark_own_triple(tag);
+  const size_t capacity = size_t(kLarge);
+  const Bytes m0 = payload(2 * capacity, 3), m1 = payload(capacity, 4);
+  Bytes a = buffer(capacity), b = buffer(capacity);
+  MPI_Request rq[2], sq[2];
+  lane_pair(tag, a, b, m0, m1, rq, sq);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Status sts[2];
+  const uint64_t finished = split_lane::g_finished;
+  MPI_Waitall(2, rq, sts);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  CHECK(split_lane::g_finished == finished);  // the general completion's
+  int error_class = -1;
+  MPI_Error_class(sts[0].MPI_ERROR, &error_class);
+  CHECK(error_class == MPI_ERR_TRUNCATE);
+  CHECK(sts[1].MPI_ERROR == MPI_SUCCESS);
+  CHECK(bytes_of(sts[1]) == int(m1.size()));
+  CHECK(holds(b, m1));
+  MPI_Waitall(2, sq, MPI_STATUSES_IGNORE);
   check_clean();
 }
