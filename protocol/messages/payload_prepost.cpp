@@ -147,6 +147,26 @@ void header_came(Request &r) {
   r.payload_real = MPI_REQUEST_NULL;
 }
 
+void post_on_world(Request &r) {
+  r.awaits_header = true;
+  rt().awaiting.insert(r.posting, &r);
+  const int rc = PMPI_Irecv(reinterpret_cast<void *>(r.buf), r.count, r.rtype, r.effective_source,
+                            r.effective_tag, rt().bulk, &r.payload_real);
+  if (rc != MPI_SUCCESS) fatal("could not post the receive of a large message's payload");
+  r.preposted = true;
+  ++g_preposted;
+}
+
+void header_came_on_world(Request &r) {
+  r.awaits_header = false;
+  rt().awaiting.erase(r.posting, &r);
+  --g_preposted;
+  r.preposted = false;
+  payload_window::took(r.effective_source);  // a rank of MPI_COMM_WORLD is its world rank
+  r.real = r.payload_real;
+  r.payload_real = MPI_REQUEST_NULL;
+}
+
 void withdraw(Request &r) {
   r.preposted = false;
   MPI_Status ps;

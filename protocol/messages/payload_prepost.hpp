@@ -76,6 +76,14 @@ void marked_header(MPI_Comm comm, int source, int tag);
 
 // A preposted receive's split header came: its payload receive becomes r.real.
 void header_came(Request &r);
+
+// The split-message lane's receives on MPI_COMM_WORLD (messages/split_lane.hpp): what
+// split::header_stage_started and header_stage_over then header_came do for them, without the
+// questions whose answers the lane knows. post_on_world: `r`, its header's receive just posted
+// as eligible() allows, enters the awaiting set and posts its payload's receive.
+void post_on_world(Request &r);
+// Its split header came: it leaves the awaiting set, its payload's receive becomes r.real.
+void header_came_on_world(Request &r);
 // A preposted receive got no split header (an inline message, an error, a cancel): its payload
 // receive is cancelled, or what it took goes to the drained store (see above).
 void withdraw(Request &r);

@@ -199,9 +199,9 @@ inline Request *lane_request(MPI_Request h, size_t entries) {
     if (!r.split_lane || r.kind != Request::Kind::Recv) continue;
     r.real = MPI_REQUEST_NULL;  // the header's, spent
     split_lane::header_came(r, headers[m]);
+    small.round[m].MPI_ERROR = MPI_SUCCESS;  // MPICH sets it only on errors
     payloads[m++] = r.real;
   }
-  for (int j = 0; j < m; ++j) small.round[j].MPI_ERROR = MPI_SUCCESS;  // set only on errors
   ++g_depth;
   const int rc = PMPI_Waitall(m, payloads, small.round);
   --g_depth;

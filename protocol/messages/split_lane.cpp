@@ -51,7 +51,7 @@ bool fast::irecv_preposted(void *buf, int count, MPI_Datatype type, int64_t byte
   ++g_depth;
   rc = PMPI_Irecv(const_cast<void *>(w.buf), w.count, w.type, source, tag, MPI_COMM_WORLD,
                   &r->real);
-  if (rc == MPI_SUCCESS) split::header_stage_started(*r, true);  // and the payload's receive
+  if (rc == MPI_SUCCESS) prepost::post_on_world(*r);  // and the payload's receive
   --g_depth;
   if (rc != MPI_SUCCESS) {
     split_lane::release(*r, h);

@@ -51,10 +51,9 @@ namespace c3::mpi::split_lane {
 // makes it. (No earlier receive needs settling first: every earlier one that may take a message
 // of r's triple posted its payload's receive before r's, or r would not have been preposted.)
 [[gnu::always_inline]] inline void header_came(Request &r, int32_t header) {
-  split::header_stage_over(r);
   r.payload_pending = true;
   r.split_header = header;
-  prepost::header_came(r);
+  prepost::header_came_on_world(r);
 }
 
 // Gives a finished entry back to the small-message slots, with the fields only this lane
