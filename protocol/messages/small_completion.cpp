@@ -85,15 +85,20 @@ inline void copy_out(const Request &r, const MPI_Status &s) {
   return MPI_SUCCESS;
 }
 
-// The live request of the small-message path `h` names, or null (MPI_REQUEST_NULL, an invalid
-// handle, which the general path reports, or any other request).
-inline Request *small_request(MPI_Request h, size_t entries) {
+// The entry `h` names if it is in use and not done in c3, or null (MPI_REQUEST_NULL, an invalid
+// handle, which the general path reports, a free or completed entry).
+inline Request *pending_entry(MPI_Request h, size_t entries) {
   const uint32_t bits = uint32_t(h), index = bits & kIndexMask;
   if ((bits & ~kIndexMask) != kRequestType || index - 1 >= entries) return nullptr;
   Request &r = state().requests[index - 1];
-  // Small and not done: its MPICH request is live.
-  if (!r.small || r.done || r.kind == Request::Kind::Free) return nullptr;
+  if (r.done || r.kind == Request::Kind::Free) return nullptr;
   return &r;
+}
+
+// The live request of the small-message path `h` names, or null (any other request).
+inline Request *small_request(MPI_Request h, size_t entries) {
+  Request *const r = pending_entry(h, entries);
+  return r != nullptr && r->small ? r : nullptr;  // small and not done: its MPICH request is live
 }
 
 // This epoch's count of received messages, per world rank.
@@ -176,21 +181,19 @@ SmallWait test_small(MPI_Request &handle, int &flag, MPI_Status *status, MPI_Sta
 
 namespace {
 
-// The live request of the small-message or split-message lane `h` names, as that lane left it
-// (split_lane::untouched), or null.
+// The live request of the small-message lane `h` names, or the split-message lane's as that lane
+// left it (split_lane::untouched), or null.
 inline Request *lane_request(MPI_Request h, size_t entries) {
-  const uint32_t bits = uint32_t(h), index = bits & kIndexMask;
-  if ((bits & ~kIndexMask) != kRequestType || index - 1 >= entries) return nullptr;
-  Request &r = state().requests[index - 1];
-  if (r.kind == Request::Kind::Free || r.done) return nullptr;
-  return r.small || split_lane::untouched(r) ? &r : nullptr;
+  Request *const r = pending_entry(h, entries);
+  return r != nullptr && (r->small || split_lane::untouched(*r)) ? r : nullptr;
 }
 
-// After the first PMPI_Waitall of an MPI_Waitall with `split` receives of the split-message lane
-// among its `n` requests, all completed (`reported`) and each a split header of this epoch
-// (`headers`, in request order): their payloads' receives, all at once. Returns MPICH's result;
-// each lane receive's `reported` is then its payload's status (MPI_ERR_PENDING if it is still
-// pending after an error), its entry what the general completion expects of it.
+// After the first PMPI_Waitall of an MPI_Waitall whose requests (small.reqs, small.n of them)
+// include receives of the split-message lane, all completed (small.reported) and each a split
+// header of this epoch (`headers`, in request order): their payloads' receives, all at once.
+// Returns MPICH's result; each lane receive's `reported` is then its payload's status
+// (MPI_ERR_PENDING if it is still pending after an error), its entry what the general
+// completion expects of it.
 [[gnu::noinline]] int wait_split_payloads(SmallRequests &small, const int32_t *headers) {
   MPI_Request *const payloads = small.reals;  // all spent by the first PMPI_Waitall
   int m = 0;
